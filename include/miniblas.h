@@ -1,0 +1,167 @@
+/*
+ * miniblas: a small dense linear-algebra library for NVIDIA GPUs.
+ *
+ * Native API. Every matrix and vector argument is a DEVICE pointer (or managed memory).
+ * Arguments follow CBLAS order and meaning (layout, transposes, sizes, alpha, A, lda, ...),
+ * with 64-bit sizes so there is no hidden 2^31 cap. The cblas drop-in layer
+ * (libminiblas_cblas) takes host pointers; see README.md.
+ *
+ * All calls return a miniblas_status_t. On MINIBLAS_STATUS_INVALID_VALUE nothing was written
+ * and miniblas_last_error_param() names the offending parameter, numbered as reference CBLAS
+ * numbers it for the corresponding cblas_* routine (layout is 1). The library never prints and
+ * never aborts.
+ *
+ * Work is queued on the handle's stream. Calls return as soon as the work is queued, except the
+ * reductions that return their result to host memory (miniblas_sasum, ...), which wait for it.
+ * The *_device reduction variants write the result to device memory and do not synchronise.
+ *
+ * A handle is not thread-safe: use one handle per host thread (handles share no state).
+ */
+#ifndef MINIBLAS_H
+#define MINIBLAS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MINIBLAS_VERSION_MAJOR 0
+#define MINIBLAS_VERSION_MINOR 1
+#define MINIBLAS_VERSION_PATCH 0
+
+typedef enum miniblas_status {
+    MINIBLAS_STATUS_SUCCESS = 0,
+    MINIBLAS_STATUS_INVALID_VALUE = 1,   /* a bad argument; miniblas_last_error_param() names it */
+    MINIBLAS_STATUS_NOT_INITIALIZED = 2, /* NULL handle */
+    MINIBLAS_STATUS_ALLOC_FAILED = 3,    /* device or pinned allocation failed */
+    MINIBLAS_STATUS_CUDA_ERROR = 4,      /* a CUDA runtime call or a kernel launch failed */
+    MINIBLAS_STATUS_UNKNOWN_RUNG = 5,    /* rung name not in the op's table (API or environment) */
+    MINIBLAS_STATUS_NOT_SUPPORTED = 6    /* e.g. a reduced-precision rung while math mode forbids it */
+} miniblas_status_t;
+
+/* Same values as CBLAS_ORDER / CBLAS_TRANSPOSE, so cblas enums convert by value. */
+typedef enum miniblas_layout { MiniblasRowMajor = 101, MiniblasColMajor = 102 } miniblas_layout_t;
+typedef enum miniblas_transpose {
+    MiniblasNoTrans = 111,
+    MiniblasTrans = 112,
+    MiniblasConjTrans = 113,   /* same as MiniblasTrans for real data */
+    MiniblasConjNoTrans = 114  /* same as MiniblasNoTrans for real data (OpenBLAS extension) */
+} miniblas_transpose_t;
+
+/* The operations, each with its own table of rungs (kernel variants). */
+typedef enum miniblas_op {
+    MINIBLAS_OP_SGEMM = 0,
+    MINIBLAS_OP_DGEMM,
+    MINIBLAS_OP_SOMATCOPY,
+    MINIBLAS_OP_DOMATCOPY,
+    MINIBLAS_OP_SASUM,
+    MINIBLAS_OP_DASUM,
+    MINIBLAS_OP_SDOT,
+    MINIBLAS_OP_DDOT,
+    MINIBLAS_OP_COUNT
+} miniblas_op_t;
+
+/* Math mode: whether rungs that trade precision for speed (e.g. TF32 tensor cores) may run.
+ * Default: MINIBLAS_MATH_DEFAULT (full precision only). Environment: MINIBLAS_MATH_MODE=tf32
+ * allows reduced precision for handles created afterwards; miniblas_set_math_mode wins. */
+typedef enum miniblas_math_mode {
+    MINIBLAS_MATH_DEFAULT = 0,
+    MINIBLAS_MATH_ALLOW_REDUCED_PRECISION = 1
+} miniblas_math_mode_t;
+
+typedef struct miniblas_context *miniblas_handle_t;
+
+/* ---- version, status ---- */
+const char *miniblas_version_string(void);             /* "0.1.0" */
+void miniblas_version(int *major, int *minor, int *patch);
+const char *miniblas_status_string(miniblas_status_t status);
+
+/* ---- handle ---- */
+/* Binds the handle to the current CUDA device and to the default stream (0); allocates the
+ * handle's workspace (reduction partials, pinned result slot) once, here. Reads the
+ * environment (MINIBLAS_<OP>=rung, MINIBLAS_MATH_MODE) once, here. */
+miniblas_status_t miniblas_create(miniblas_handle_t *handle);
+miniblas_status_t miniblas_destroy(miniblas_handle_t handle);
+miniblas_status_t miniblas_set_stream(miniblas_handle_t handle, cudaStream_t stream);
+miniblas_status_t miniblas_get_stream(miniblas_handle_t handle, cudaStream_t *stream);
+int miniblas_get_device(miniblas_handle_t handle);
+miniblas_status_t miniblas_set_math_mode(miniblas_handle_t handle, miniblas_math_mode_t mode);
+miniblas_math_mode_t miniblas_get_math_mode(miniblas_handle_t handle);
+
+/* Detail of the last failed call on this handle: a sentence, and the parameter number
+ * (0 when the failure was not about a parameter). The message stays valid until the next call. */
+const char *miniblas_last_error(miniblas_handle_t handle);
+int miniblas_last_error_param(miniblas_handle_t handle);
+
+/* ---- rungs ---- */
+int miniblas_rung_count(miniblas_op_t op);                       /* 0 for an invalid op */
+const char *miniblas_rung_name(miniblas_op_t op, int index);       /* NULL when out of range */
+const char *miniblas_rung_description(miniblas_op_t op, int index);
+const char *miniblas_op_name(miniblas_op_t op);                     /* "sgemm", ... */
+/* Select a rung for one op on this handle: a name from the table, or "auto" (the default).
+ * Wins over the environment variable MINIBLAS_<OP> (e.g. MINIBLAS_SGEMM=tiled). An unknown
+ * name returns MINIBLAS_STATUS_UNKNOWN_RUNG, and miniblas_last_error lists the valid names. */
+miniblas_status_t miniblas_set_rung(miniblas_handle_t handle, miniblas_op_t op, const char *name);
+const char *miniblas_get_rung(miniblas_handle_t handle, miniblas_op_t op); /* setting, or "auto" */
+/* The rung the last successful call of this op on this handle ran ("" before any call,
+ * "none" when the call had nothing to compute, e.g. M = 0). */
+const char *miniblas_last_rung(miniblas_handle_t handle, miniblas_op_t op);
+
+/* ---- GEMM: C = alpha * op(A) * op(B) + beta * C ----
+ * beta == 0: C is not read (NaN in C does not survive). alpha == 0 or K == 0: A and B are not
+ * read. M == 0 or N == 0: returns at once. */
+miniblas_status_t miniblas_sgemm(miniblas_handle_t handle, miniblas_layout_t layout,
+                                 miniblas_transpose_t transa, miniblas_transpose_t transb,
+                                 int64_t m, int64_t n, int64_t k, float alpha,
+                                 const float *A, int64_t lda, const float *B, int64_t ldb,
+                                 float beta, float *C, int64_t ldc);
+miniblas_status_t miniblas_dgemm(miniblas_handle_t handle, miniblas_layout_t layout,
+                                 miniblas_transpose_t transa, miniblas_transpose_t transb,
+                                 int64_t m, int64_t n, int64_t k, double alpha,
+                                 const double *A, int64_t lda, const double *B, int64_t ldb,
+                                 double beta, double *C, int64_t ldc);
+
+/* ---- out-of-place scaled copy / transpose: B = alpha * op(A) (OpenBLAS cblas_?omatcopy) ----
+ * A is rows x cols in the given layout; B is rows x cols (NoTrans) or cols x rows (Trans).
+ * rows == 0 or cols == 0 returns at once. A and B must not overlap. */
+miniblas_status_t miniblas_somatcopy(miniblas_handle_t handle, miniblas_layout_t layout,
+                                     miniblas_transpose_t trans, int64_t rows, int64_t cols,
+                                     float alpha, const float *A, int64_t lda,
+                                     float *B, int64_t ldb);
+miniblas_status_t miniblas_domatcopy(miniblas_handle_t handle, miniblas_layout_t layout,
+                                     miniblas_transpose_t trans, int64_t rows, int64_t cols,
+                                     double alpha, const double *A, int64_t lda,
+                                     double *B, int64_t ldb);
+
+/* ---- reductions (reference BLAS semantics) ----
+ * asum: sum |x_i|; n <= 0 or incx <= 0 gives 0.
+ * dot: sum x_i y_i; n <= 0 gives 0; a negative increment walks that vector from its end;
+ *      a zero increment repeats element 0.
+ * miniblas_Xasum / miniblas_Xdot: *result is HOST memory; the call waits for the stream.
+ * miniblas_Xasum_device / miniblas_Xdot_device: *result is DEVICE memory; no host
+ * synchronisation (for pipelines and kernel timing). */
+miniblas_status_t miniblas_sasum(miniblas_handle_t handle, int64_t n, const float *x, int64_t incx,
+                                 float *result);
+miniblas_status_t miniblas_dasum(miniblas_handle_t handle, int64_t n, const double *x,
+                                 int64_t incx, double *result);
+miniblas_status_t miniblas_sdot(miniblas_handle_t handle, int64_t n, const float *x, int64_t incx,
+                                const float *y, int64_t incy, float *result);
+miniblas_status_t miniblas_ddot(miniblas_handle_t handle, int64_t n, const double *x, int64_t incx,
+                                const double *y, int64_t incy, double *result);
+miniblas_status_t miniblas_sasum_device(miniblas_handle_t handle, int64_t n, const float *x,
+                                        int64_t incx, float *result);
+miniblas_status_t miniblas_dasum_device(miniblas_handle_t handle, int64_t n, const double *x,
+                                        int64_t incx, double *result);
+miniblas_status_t miniblas_sdot_device(miniblas_handle_t handle, int64_t n, const float *x,
+                                       int64_t incx, const float *y, int64_t incy, float *result);
+miniblas_status_t miniblas_ddot_device(miniblas_handle_t handle, int64_t n, const double *x,
+                                       int64_t incx, const double *y, int64_t incy,
+                                       double *result);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MINIBLAS_H */

@@ -1,0 +1,69 @@
+/*
+ * Shared helpers for the kernel launchers: the launcher-generating macros (one template
+ * serves float and double) and small index helpers. CUDA C; templates only for the precision.
+ */
+#ifndef MINIBLAS_KERNELS_COMMON_CUH
+#define MINIBLAS_KERNELS_COMMON_CUH
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include "../launch.h"
+
+static inline int64_t mb_cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* Grid dimension capped to what the hardware allows; kernels loop (grid-stride) past it. */
+static inline unsigned mb_grid_dim(int64_t blocks, int64_t cap) {
+    return (unsigned)(blocks < 1 ? 1 : (blocks > cap ? cap : blocks));
+}
+#define MB_GRID_X_MAX 2147483647LL
+#define MB_GRID_YZ_MAX 65535LL
+
+template <typename T> __device__ __forceinline__ T mb_abs(T v);
+template <> __device__ __forceinline__ float mb_abs<float>(float v) { return fabsf(v); }
+template <> __device__ __forceinline__ double mb_abs<double>(double v) { return fabs(v); }
+
+/*
+ * Each rung file defines a template `template <typename T> cudaError_t launch(const ARGS *,
+ * cudaStream_t)` (under any name) and generates its two C entry points with one of these.
+ * The names follow mb_<s|d><op>_<rung>, as listed in kernels/<family>/rungs.c.
+ */
+#define MB_GEMM_LAUNCHERS(rung, fn)                                                           \
+    extern "C" cudaError_t mb_sgemm_##rung(const void *a, cudaStream_t s) {                   \
+        return fn<float>((const mb_gemm_args *)a, s);                                         \
+    }                                                                                         \
+    extern "C" cudaError_t mb_dgemm_##rung(const void *a, cudaStream_t s) {                   \
+        return fn<double>((const mb_gemm_args *)a, s);                                        \
+    }
+
+#define MB_OMATCOPY_LAUNCHERS(rung, fn)                                                       \
+    extern "C" cudaError_t mb_somatcopy_##rung(const void *a, cudaStream_t s) {               \
+        return fn<float>((const mb_omatcopy_args *)a, s);                                     \
+    }                                                                                         \
+    extern "C" cudaError_t mb_domatcopy_##rung(const void *a, cudaStream_t s) {               \
+        return fn<double>((const mb_omatcopy_args *)a, s);                                    \
+    }
+
+/* Reductions: fn<T, IS_DOT>(const mb_reduce_args *, cudaStream_t). */
+#define MB_REDUCE_LAUNCHERS(rung, fn)                                                         \
+    extern "C" cudaError_t mb_sasum_##rung(const void *a, cudaStream_t s) {                   \
+        return fn<float, false>((const mb_reduce_args *)a, s);                                \
+    }                                                                                         \
+    extern "C" cudaError_t mb_dasum_##rung(const void *a, cudaStream_t s) {                   \
+        return fn<double, false>((const mb_reduce_args *)a, s);                               \
+    }                                                                                         \
+    extern "C" cudaError_t mb_sdot_##rung(const void *a, cudaStream_t s) {                    \
+        return fn<float, true>((const mb_reduce_args *)a, s);                                 \
+    }                                                                                         \
+    extern "C" cudaError_t mb_ddot_##rung(const void *a, cudaStream_t s) {                    \
+        return fn<double, true>((const mb_reduce_args *)a, s);                                \
+    }
+
+/* Element i of a reduction operand: the term |x_i| (asum) or x_i * y_i (dot). */
+template <typename T, bool IS_DOT>
+__device__ __forceinline__ T mb_reduce_term(const T *x, const T *y, int64_t i, int64_t incx,
+                                            int64_t incy) {
+    if (IS_DOT) return x[i * incx] * y[i * incy];
+    return mb_abs<T>(x[i * incx]);
+}
+
+#endif

@@ -1,0 +1,109 @@
+/*
+ * The contract between dispatch (src/) and the kernel launchers (kernels/<op>/NN_<rung>.cu).
+ *
+ * Dispatch has already checked every argument and normalised the problem, so a launcher only
+ * ever sees valid, non-trivial input:
+ *   - matrices are COLUMN-MAJOR (row-major calls were turned into column-major ones by
+ *     swapping operands / dimensions);
+ *   - gemm: m, n, k >= 1 and alpha != 0 (alpha == 0 or k == 0 is handled by mb_gemm_scale);
+ *     beta == 0 means C must not be read;
+ *   - omatcopy: rows, cols >= 1; A and B do not overlap;
+ *   - reductions: n >= 1; x (and y) point at LOGICAL element 0 and element i lives at
+ *     x[i * incx], with incx possibly negative (dot) or zero (dot); asum has incx >= 1.
+ *     The launcher writes ONE value (float or double, as the op) to the device pointer
+ *     `result`, in stream order, without host synchronisation. `work` is the handle's
+ *     device workspace (work_bytes bytes, zero-filled at handle creation); a rung that
+ *     uses counters in it must leave them zero again when it finishes.
+ * A launcher returns the cudaError_t of its launch (cudaGetLastError() after the launch);
+ * it never synchronises, allocates or prints.
+ *
+ * Pure C header: included by the C dispatch and by the .cu launchers (extern "C").
+ */
+#ifndef MINIBLAS_KERNELS_LAUNCH_H
+#define MINIBLAS_KERNELS_LAUNCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mb_gemm_args {
+    int transa, transb; /* 0: no transpose, 1: transpose */
+    int64_t m, n, k;    /* C is m x n, op(A) m x k, op(B) k x n; all >= 1 */
+    double alpha, beta; /* alpha != 0; beta == 0: do not read C */
+    const void *A;
+    int64_t lda;
+    const void *B;
+    int64_t ldb;
+    void *C;
+    int64_t ldc;
+} mb_gemm_args;
+
+typedef struct mb_omatcopy_args {
+    int trans;          /* 0: B = alpha*A (B rows x cols), 1: B = alpha*A^T (B cols x rows) */
+    int64_t rows, cols; /* of A, column-major; both >= 1 */
+    double alpha;
+    const void *A;
+    int64_t lda;
+    void *B;
+    int64_t ldb;
+} mb_omatcopy_args;
+
+typedef struct mb_reduce_args {
+    int64_t n;          /* >= 1 */
+    const void *x;      /* logical element 0 */
+    int64_t incx;       /* asum: >= 1; dot: any */
+    const void *y;      /* dot only (NULL for asum) */
+    int64_t incy;
+    void *result;       /* device pointer: one float or double */
+    void *work;         /* handle workspace, device memory */
+    size_t work_bytes;
+} mb_reduce_args;
+
+/* Every launcher has this signature; `args` points at the op's args struct above. */
+typedef cudaError_t (*mb_launch_fn)(const void *args, cudaStream_t stream);
+
+/* Rung flags. */
+#define MB_RUNG_REDUCED_PRECISION 1u /* runs only when the handle's math mode allows it */
+#define MB_RUNG_NEEDS_SM90A       2u /* needs Hopper-only instructions (checked at run time) */
+
+typedef struct mb_rung {
+    const char *name;   /* short, lower case: "naive", "tiled", ... */
+    const char *desc;   /* one line: what this rung adds */
+    mb_launch_fn launch;
+    unsigned flags;
+} mb_rung;
+
+/* Workspace every handle owns (device), for reduction partials and counters. */
+#define MB_WORK_BYTES ((size_t)1 << 20)
+
+/* One table per op, defined in kernels/<family>/rungs.c, in ladder order. */
+extern const mb_rung mb_sgemm_rungs[];
+extern const int mb_sgemm_rung_count;
+extern const mb_rung mb_dgemm_rungs[];
+extern const int mb_dgemm_rung_count;
+extern const mb_rung mb_somatcopy_rungs[];
+extern const int mb_somatcopy_rung_count;
+extern const mb_rung mb_domatcopy_rungs[];
+extern const int mb_domatcopy_rung_count;
+extern const mb_rung mb_sasum_rungs[];
+extern const int mb_sasum_rung_count;
+extern const mb_rung mb_dasum_rungs[];
+extern const int mb_dasum_rung_count;
+extern const mb_rung mb_sdot_rungs[];
+extern const int mb_sdot_rung_count;
+extern const mb_rung mb_ddot_rungs[];
+extern const int mb_ddot_rung_count;
+
+/* Not a rung: C = beta * C (beta == 0 writes zeros without reading C), used for gemm with
+ * alpha == 0 or k == 0. kernels/common/scale.cu. */
+cudaError_t mb_sgemm_scale(const mb_gemm_args *args, cudaStream_t stream);
+cudaError_t mb_dgemm_scale(const mb_gemm_args *args, cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

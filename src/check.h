@@ -1,0 +1,61 @@
+/*
+ * The one argument check, shared by the native API (src/api.c) and the cblas layer
+ * (src/cblas/). Pure C: no CUDA, no allocation, no I/O, so it can be unit-tested and fuzzed
+ * on any machine.
+ *
+ * Each function returns 0 when the arguments are valid, else the number of the first bad
+ * parameter as reference CBLAS numbers it for the matching cblas_* routine (the layout is
+ * parameter 1), and fills *err (when non-NULL) with that number and a sentence naming the
+ * parameter and the rule. For gemm in row-major layout the numbering and the order of the
+ * checks follow reference CBLAS's row-major renumbering (the problem is checked as the
+ * column-major problem it becomes, with M<->N and lda<->ldb swapped, and reported under the
+ * caller's parameter numbers).
+ *
+ * Rules: layout and transpose values; sizes >= 0; leading dimensions >= max(1, rows of the
+ * stored matrix) for the layout and transpose; a NULL pointer where data will be touched;
+ * sizes whose element extents (or byte extents) overflow int64_t. Increments: asum and dot
+ * accept any value (reference BLAS: asum with incx <= 0 is 0; dot with a zero increment
+ * repeats element 0), so only their extents are checked.
+ * The result pointer of asum/dot is parameter 4 (asum) / 6 (dot).
+ */
+#ifndef MINIBLAS_CHECK_H
+#define MINIBLAS_CHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mb_check_error {
+    int param;        /* 0 when valid */
+    char message[200];
+} mb_check_error;
+
+/* layout: 101 row / 102 col; trans: 111 N, 112 T, 113 C (= T), 114 (= N), as CBLAS. */
+int mb_check_gemm(int layout, int transa, int transb, int64_t m, int64_t n, int64_t k,
+                  int alpha_is_zero, const void *A, int64_t lda, const void *B, int64_t ldb,
+                  int beta_is_zero, const void *C, int64_t ldc, size_t elem_size,
+                  mb_check_error *err);
+
+/* cblas_?omatcopy(layout 1, trans 2, rows 3, cols 4, alpha 5, A 6, lda 7, B 8, ldb 9). */
+int mb_check_omatcopy(int layout, int trans, int64_t rows, int64_t cols, const void *A,
+                      int64_t lda, const void *B, int64_t ldb, size_t elem_size,
+                      mb_check_error *err);
+
+/* cblas_?asum(n 1, x 2, incx 3); result 4. */
+int mb_check_asum(int64_t n, const void *x, int64_t incx, const void *result, size_t elem_size,
+                  mb_check_error *err);
+
+/* cblas_?dot(n 1, x 2, incx 3, y 4, incy 5); result 6. */
+int mb_check_dot(int64_t n, const void *x, int64_t incx, const void *y, int64_t incy,
+                 const void *result, size_t elem_size, mb_check_error *err);
+
+/* Transpose value -> 0 (no transpose) / 1 (transpose) / -1 (invalid). */
+int mb_trans_code(int trans);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

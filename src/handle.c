@@ -1,0 +1,132 @@
+/*
+ * The handle: device, stream, math mode, rung settings, workspace, last error. Version and
+ * status strings.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+const char *miniblas_version_string(void) { return "0.1.0"; }
+
+void miniblas_version(int *major, int *minor, int *patch) {
+    if (major) *major = MINIBLAS_VERSION_MAJOR;
+    if (minor) *minor = MINIBLAS_VERSION_MINOR;
+    if (patch) *patch = MINIBLAS_VERSION_PATCH;
+}
+
+const char *miniblas_status_string(miniblas_status_t s) {
+    switch (s) {
+    case MINIBLAS_STATUS_SUCCESS: return "success";
+    case MINIBLAS_STATUS_INVALID_VALUE: return "invalid value: an argument is out of its range";
+    case MINIBLAS_STATUS_NOT_INITIALIZED: return "not initialized: the handle is NULL";
+    case MINIBLAS_STATUS_ALLOC_FAILED: return "allocation failed: out of device or pinned memory";
+    case MINIBLAS_STATUS_CUDA_ERROR: return "CUDA error: a runtime call or kernel launch failed";
+    case MINIBLAS_STATUS_UNKNOWN_RUNG: return "unknown rung: no such kernel variant for this op";
+    case MINIBLAS_STATUS_NOT_SUPPORTED: return "not supported: the rung cannot run here or in this math mode";
+    }
+    return "unknown status";
+}
+
+miniblas_status_t mb_fail(struct miniblas_context *h, miniblas_status_t st, int param,
+                          const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(h->err, sizeof h->err, fmt, ap);
+    va_end(ap);
+    h->err_param = param;
+    return st;
+}
+
+miniblas_status_t mb_cuda_fail(struct miniblas_context *h, cudaError_t e, const char *what) {
+    miniblas_status_t st = (e == cudaErrorMemoryAllocation) ? MINIBLAS_STATUS_ALLOC_FAILED
+                                                             : MINIBLAS_STATUS_CUDA_ERROR;
+    return mb_fail(h, st, 0, "%s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
+}
+
+void mb_clear_error(struct miniblas_context *h) {
+    h->err[0] = '\0';
+    h->err_param = 0;
+}
+
+static void release(struct miniblas_context *h) {
+    if (h->work) cudaFree(h->work);
+    if (h->result_dev) cudaFree(h->result_dev);
+    if (h->result_host) cudaFreeHost(h->result_host);
+    free(h);
+}
+
+miniblas_status_t miniblas_create(miniblas_handle_t *out) {
+    if (!out) return MINIBLAS_STATUS_INVALID_VALUE;
+    *out = NULL;
+    struct miniblas_context *h = calloc(1, sizeof *h);
+    if (!h) return MINIBLAS_STATUS_ALLOC_FAILED;
+    cudaError_t e = cudaGetDevice(&h->device);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&h->cc_major, cudaDevAttrComputeCapabilityMajor, h->device);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&h->cc_minor, cudaDevAttrComputeCapabilityMinor, h->device);
+    if (e == cudaSuccess) e = cudaMalloc(&h->work, MB_WORK_BYTES);
+    if (e == cudaSuccess) e = cudaMemset(h->work, 0, MB_WORK_BYTES);
+    if (e == cudaSuccess) e = cudaMalloc(&h->result_dev, 16);
+    if (e == cudaSuccess) e = cudaMallocHost(&h->result_host, 16);
+    if (e == cudaSuccess) e = cudaDeviceSynchronize();
+    if (e != cudaSuccess) {
+        cudaGetLastError(); /* do not leave a sticky-free error for the caller's next call */
+        release(h);
+        return e == cudaErrorMemoryAllocation ? MINIBLAS_STATUS_ALLOC_FAILED
+                                               : MINIBLAS_STATUS_CUDA_ERROR;
+    }
+    h->stream = 0;
+    for (int op = 0; op < MINIBLAS_OP_COUNT; ++op) {
+        h->sel[op] = MB_SEL_AUTO;
+        h->last_rung[op] = "";
+    }
+    mb_read_environment(h);
+    *out = h;
+    return MINIBLAS_STATUS_SUCCESS;
+}
+
+miniblas_status_t miniblas_destroy(miniblas_handle_t h) {
+    if (!h) return MINIBLAS_STATUS_NOT_INITIALIZED;
+    int prev = -1;
+    cudaGetDevice(&prev);
+    if (prev != h->device) cudaSetDevice(h->device);
+    cudaStreamSynchronize(h->stream); /* work may still use the workspace */
+    release(h);
+    if (prev >= 0 && prev != h->device) cudaSetDevice(prev);
+    return MINIBLAS_STATUS_SUCCESS;
+}
+
+miniblas_status_t miniblas_set_stream(miniblas_handle_t h, cudaStream_t stream) {
+    if (!h) return MINIBLAS_STATUS_NOT_INITIALIZED;
+    h->stream = stream;
+    return MINIBLAS_STATUS_SUCCESS;
+}
+
+miniblas_status_t miniblas_get_stream(miniblas_handle_t h, cudaStream_t *stream) {
+    if (!h) return MINIBLAS_STATUS_NOT_INITIALIZED;
+    if (!stream) return mb_fail(h, MINIBLAS_STATUS_INVALID_VALUE, 2, "stream pointer is NULL");
+    *stream = h->stream;
+    return MINIBLAS_STATUS_SUCCESS;
+}
+
+int miniblas_get_device(miniblas_handle_t h) { return h ? h->device : -1; }
+
+miniblas_status_t miniblas_set_math_mode(miniblas_handle_t h, miniblas_math_mode_t mode) {
+    if (!h) return MINIBLAS_STATUS_NOT_INITIALIZED;
+    if (mode != MINIBLAS_MATH_DEFAULT && mode != MINIBLAS_MATH_ALLOW_REDUCED_PRECISION)
+        return mb_fail(h, MINIBLAS_STATUS_INVALID_VALUE, 2, "invalid math mode %d", (int)mode);
+    h->math_mode = mode;
+    return MINIBLAS_STATUS_SUCCESS;
+}
+
+miniblas_math_mode_t miniblas_get_math_mode(miniblas_handle_t h) {
+    return h ? h->math_mode : MINIBLAS_MATH_DEFAULT;
+}
+
+const char *miniblas_last_error(miniblas_handle_t h) {
+    return h ? h->err : "NULL handle";
+}
+
+int miniblas_last_error_param(miniblas_handle_t h) { return h ? h->err_param : 0; }

@@ -1,0 +1,67 @@
+/*
+ * Internal to libminiblas: the handle, rung selection and the dispatch helpers.
+ * Layers: api.c (public entry points) -> check.c (arguments) -> rungs.c/auto.c (which rung)
+ * -> kernels/<family>/ (launchers).
+ */
+#ifndef MINIBLAS_INTERNAL_H
+#define MINIBLAS_INTERNAL_H
+
+#include <stdarg.h>
+#include "miniblas.h"
+#include "../kernels/launch.h"
+
+#define MB_SEL_AUTO (-1)    /* no explicit choice */
+#define MB_SEL_UNKNOWN (-2) /* the environment named a rung that does not exist */
+#define MB_NAME_MAX 64
+
+struct miniblas_context {
+    int device;
+    int cc_major, cc_minor;          /* compute capability of the device */
+    cudaStream_t stream;             /* not owned: default 0 (legacy default stream) */
+    miniblas_math_mode_t math_mode;
+    int sel[MINIBLAS_OP_COUNT];      /* API setting: index, or MB_SEL_AUTO */
+    int env_sel[MINIBLAS_OP_COUNT];  /* environment at creation: index, AUTO or UNKNOWN */
+    char env_value[MINIBLAS_OP_COUNT][MB_NAME_MAX];
+    const char *last_rung[MINIBLAS_OP_COUNT];
+    char err[512];
+    int err_param;
+    void *work;                      /* device workspace, MB_WORK_BYTES, zero-filled */
+    void *result_dev;                /* device slot for host-result reductions */
+    void *result_host;               /* pinned host slot for the same */
+};
+
+/* The shape a rung is chosen for. */
+typedef struct mb_shape {
+    int64_t m, n, k;     /* gemm: m, n, k; omatcopy: rows, cols (k unused); reductions: n */
+    int trans;           /* omatcopy: 0/1 */
+    int64_t incx, incy;  /* reductions */
+} mb_shape;
+
+/* Rung tables (rungs.c). */
+const mb_rung *mb_op_rungs(miniblas_op_t op, int *count);
+int mb_rung_index(miniblas_op_t op, const char *name);       /* -1 when unknown */
+/* Comma-separated list of the valid names ("auto, naive, ..."), into buf. */
+void mb_rung_name_list(miniblas_op_t op, char *buf, size_t size);
+/* Parse one environment value: index, MB_SEL_AUTO (unset/empty/"auto") or MB_SEL_UNKNOWN. */
+int mb_rung_parse_env(miniblas_op_t op, const char *value);
+/* Read MINIBLAS_<OP> and MINIBLAS_MATH_MODE into a fresh handle. */
+void mb_read_environment(struct miniblas_context *h);
+/* The environment variable of an op: "MINIBLAS_SGEMM", ... */
+const char *mb_op_env_name(miniblas_op_t op);
+
+/* Auto (auto.c): the rung for a shape; reduced-precision rungs only when allowed. */
+int mb_auto_pick(miniblas_op_t op, const mb_shape *shape, int allow_reduced, int cc_major,
+                 int cc_minor);
+
+/* Which rung runs this call: handle setting, else environment, else auto. On failure the
+ * handle's error is set and a status returned. */
+miniblas_status_t mb_select(struct miniblas_context *h, miniblas_op_t op, const mb_shape *shape,
+                            const mb_rung **rung);
+
+/* Error reporting on the handle. */
+miniblas_status_t mb_fail(struct miniblas_context *h, miniblas_status_t st, int param,
+                          const char *fmt, ...);
+miniblas_status_t mb_cuda_fail(struct miniblas_context *h, cudaError_t e, const char *what);
+void mb_clear_error(struct miniblas_context *h);
+
+#endif
