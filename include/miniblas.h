@@ -101,6 +101,10 @@ int miniblas_rung_count(miniblas_op_t op);                       /* 0 for an inv
 const char *miniblas_rung_name(miniblas_op_t op, int index);       /* NULL when out of range */
 const char *miniblas_rung_description(miniblas_op_t op, int index);
 const char *miniblas_op_name(miniblas_op_t op);                     /* "sgemm", ... */
+/* Rung flags: what a rung needs to run. */
+#define MINIBLAS_RUNG_REDUCED_PRECISION 1u /* runs only if the math mode allows reduced precision */
+#define MINIBLAS_RUNG_NEEDS_SM90A 2u       /* needs a compute capability 9.0 (Hopper) GPU */
+unsigned miniblas_rung_flags(miniblas_op_t op, int index);
 /* Select a rung for one op on this handle: a name from the table, or "auto" (the default).
  * Wins over the environment variable MINIBLAS_<OP> (e.g. MINIBLAS_SGEMM=tiled). An unknown
  * name returns MINIBLAS_STATUS_UNKNOWN_RUNG, and miniblas_last_error lists the valid names. */

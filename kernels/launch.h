@@ -66,7 +66,7 @@ typedef struct mb_reduce_args {
 /* Every launcher has this signature; `args` points at the op's args struct above. */
 typedef cudaError_t (*mb_launch_fn)(const void *args, cudaStream_t stream);
 
-/* Rung flags. */
+/* Rung flags: the public MINIBLAS_RUNG_* values of miniblas.h. */
 #define MB_RUNG_REDUCED_PRECISION 1u /* runs only when the handle's math mode allows it */
 #define MB_RUNG_NEEDS_SM90A       2u /* needs Hopper-only instructions (checked at run time) */
 

@@ -55,6 +55,12 @@ const char *miniblas_rung_description(miniblas_op_t op, int index) {
     return (index >= 0 && index < n) ? t[index].desc : NULL;
 }
 
+unsigned miniblas_rung_flags(miniblas_op_t op, int index) {
+    int n = 0;
+    const mb_rung *t = mb_op_rungs(op, &n);
+    return (index >= 0 && index < n) ? t[index].flags : 0u;
+}
+
 int mb_rung_index(miniblas_op_t op, const char *name) {
     int n = 0;
     const mb_rung *t = mb_op_rungs(op, &n);
