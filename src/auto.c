@@ -1,7 +1,7 @@
 /*
  * `auto`: which rung runs for a shape when nothing was selected. One table, read top to
  * bottom; the first row whose op matches and whose size bounds hold wins. The figures behind
- * each row come from miniblas-bench on the GPU named in the docs (docs/*-ladder.md).
+ * each row come from miniblas-bench on the GPU named in the docs (docs/<op>-ladder.md).
  *
  * size: gemm uses min(m, n, k) ... bounds inclusive; -1 means no bound.
  */

@@ -89,12 +89,12 @@ miniblas_status_t miniblas_create(miniblas_handle_t *out) {
 
 miniblas_status_t miniblas_destroy(miniblas_handle_t h) {
     if (!h) return MINIBLAS_STATUS_NOT_INITIALIZED;
-    int prev = -1;
+    int prev = -1, dev = h->device;
     cudaGetDevice(&prev);
-    if (prev != h->device) cudaSetDevice(h->device);
+    if (prev != dev) cudaSetDevice(dev);
     cudaStreamSynchronize(h->stream); /* work may still use the workspace */
     release(h);
-    if (prev >= 0 && prev != h->device) cudaSetDevice(prev);
+    if (prev >= 0 && prev != dev) cudaSetDevice(prev);
     return MINIBLAS_STATUS_SUCCESS;
 }
 
