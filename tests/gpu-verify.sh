@@ -30,10 +30,10 @@ nvcc --version | tail -2 | tee -a "$summary"
 if has build; then
   t0=$(date +%s)
   { cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_FLAGS="-Xptxas -v" &&
-    timeout "${MB_T_BUILD:-420}" cmake --build "$build" -j "$(nproc)"; } >"$out/build.log" 2>&1
+    timeout "${MB_T_BUILD:-420}" cmake --build "$build" -j "$(nproc)" -- -k; } >"$out/build.log" 2>&1
   rc=$?
-  note "build: rc=$rc in $(( $(date +%s) - t0 )) s"
-  [ $rc -eq 0 ] || { tail -40 "$out/build.log"; exit 1; }
+  note "build: rc=$rc in $(( $(date +%s) - t0 )) s (keep-going: what built is still tested)"
+  [ $rc -eq 0 ] || grep -E "error|Error" "$out/build.log" | head -20 | tee -a "$summary"
 fi
 
 if has test; then
@@ -51,8 +51,9 @@ sanitize() { # tool: run every GPU test executable under compute-sanitizer, quic
     [[ $(basename "$exe") =~ $filter ]] || continue
     echo "### $tool $(basename "$exe")"
     MINIBLAS_TEST_QUICK=1 timeout "${MB_T_SANITIZE:-240}" compute-sanitizer --tool "$tool" \
-      --error-exitcode 9 "$exe" 2>&1 | tail -25
-    local r=${PIPESTATUS[0]}
+      --error-exitcode 9 "$exe" >"$out/.san.tmp" 2>&1
+    local r=$?
+    head -40 "$out/.san.tmp"; echo "[...]"; tail -6 "$out/.san.tmp"; rm -f "$out/.san.tmp"
     echo "### rc=$r"
     [ "$r" -eq 0 ] || rc=$r
   done
