@@ -1,0 +1,66 @@
+/*
+ * Rung 3, padded (conflict-free): the tiled rung with Harris's sequential addressing. At step
+ * s the first s threads add element t + s into t: the active threads are contiguous (whole
+ * warps retire together instead of every warp keeping a few busy lanes), and a warp reads 32
+ * consecutive words, so no shared-memory bank is hit twice (rung 2's 2*s*t indices put up to
+ * 16 lanes of a warp on one bank). Same grid, workspace use and fixed combining order as
+ * rung 2; the partials and the second launch are unchanged.
+ */
+#include "../common/common.cuh"
+
+#define PADDED_THREADS 256
+#define PADDED_MAX_BLOCKS 32768 /* <= (MB_WORK_BYTES - 256) / sizeof(double) */
+
+/* Sequential-addressing tree over s[0 .. PADDED_THREADS), sum left in s[0]. */
+template <typename T>
+__device__ __forceinline__ void padded_tree(T *s) {
+    const unsigned tid = threadIdx.x;
+    for (unsigned st = PADDED_THREADS / 2; st > 0; st >>= 1) {
+        if (tid < st) s[tid] += s[tid + st];
+        __syncthreads();
+    }
+}
+
+template <typename T, bool IS_DOT>
+__global__ void __launch_bounds__(PADDED_THREADS) reduce_padded_kernel(mb_reduce_args a, T *partials) {
+    __shared__ T s[PADDED_THREADS];
+    const T *x = (const T *)a.x, *y = (const T *)a.y;
+    const int64_t tiles = (a.n + PADDED_THREADS - 1) / PADDED_THREADS;
+    T block_sum = 0; /* used by thread 0 only */
+    for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+        int64_t i = t * PADDED_THREADS + threadIdx.x;
+        s[threadIdx.x] = i < a.n ? mb_reduce_term<T, IS_DOT>(x, y, i, a.incx, a.incy) : (T)0;
+        __syncthreads();
+        padded_tree(s);
+        if (threadIdx.x == 0) block_sum += s[0];
+        __syncthreads(); /* s[0] read before the next tile overwrites it */
+    }
+    if (threadIdx.x == 0) partials[blockIdx.x] = block_sum;
+}
+
+/* One block: thread t adds partials t, t+256, ... in order, then the same tree. */
+template <typename T>
+__global__ void __launch_bounds__(PADDED_THREADS) reduce_padded_finish(const T *partials, int count, T *result) {
+    __shared__ T s[PADDED_THREADS];
+    T acc = 0;
+    for (int i = threadIdx.x; i < count; i += PADDED_THREADS) acc += partials[i];
+    s[threadIdx.x] = acc;
+    __syncthreads();
+    padded_tree(s);
+    if (threadIdx.x == 0) *result = s[0];
+}
+
+template <typename T, bool IS_DOT>
+static cudaError_t reduce_padded(const mb_reduce_args *a, cudaStream_t st) {
+    int64_t cap = (int64_t)((a->work_bytes - 256) / sizeof(T));
+    if (cap > PADDED_MAX_BLOCKS) cap = PADDED_MAX_BLOCKS;
+    int blocks = (int)mb_grid_dim(mb_cdiv(a->n, PADDED_THREADS), cap);
+    T *partials = (T *)a->work;
+    reduce_padded_kernel<T, IS_DOT><<<blocks, PADDED_THREADS, 0, st>>>(*a, partials);
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) return e;
+    reduce_padded_finish<T><<<1, PADDED_THREADS, 0, st>>>(partials, blocks, (T *)a->result);
+    return cudaGetLastError();
+}
+
+MB_REDUCE_LAUNCHERS(padded, reduce_padded)
