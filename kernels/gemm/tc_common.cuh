@@ -1,0 +1,505 @@
+/*
+ * Shared machinery of the tensor-core GEMM rungs (12_dmma, 13_tf32, 14_tf32x3): one tiled,
+ * multi-stage cp.async kernel whose inner product is a warp-level mma.sync. The rungs differ
+ * only in the element type, the tile shape and the "op" (how a fragment is multiplied):
+ *   TC_OP_DMMA   double, mma.sync m16n8k8 .f64 (sm_90; four m8n8k4 on sm_80)
+ *   TC_OP_TF32   float, operands rounded to TF32 (cvt.rna), one m16n8k8 .tf32 per product
+ *   TC_OP_TF32X3 float, x = big + small (both TF32), big*small + small*big + big*big
+ *
+ * Layout (column-major after normalisation). Each operand tile is kept in shared memory in the
+ * order of its contiguous global dimension, so a 16-byte cp.async copies 16 contiguous bytes:
+ *   A, transa = 0: m contiguous  -> sA[BK][BM + PAD_MN]   ("MN-contiguous")
+ *   A, transa = 1: k contiguous  -> sA[BM][BK + PAD_K]    ("K-contiguous")
+ *   B, transb = 0: k contiguous  -> sB[BN][BK + PAD_K]
+ *   B, transb = 1: n contiguous  -> sB[BK][BN + PAD_MN]
+ * In both cases a tile is OUTER rows of INNER contiguous elements and element (o, i) of the
+ * tile is global element base[o * ld + i]: one loader serves all four cases.
+ * The pads make the fragment reads conflict-free (see tc_pads below).
+ *
+ * Fragments (PTX ISA, "Matrix Fragments for mma.m16n8k8", identical for .tf32 and .f64),
+ * g = lane / 4, t = lane % 4:
+ *   A (16x8):  a[v] = A[g + 8 * (v & 1)][t + 4 * (v >> 1)],  v = 0..3
+ *   B (8x8):   b[v] = B[t + 4 * v][g],                        v = 0..1
+ *   C (16x8):  c[v] = C[g + 8 * (v >> 1)][2 * t + (v & 1)],  v = 0..3
+ *
+ * Alignment: the 16-byte cp.async path is used for an operand only when its base pointer is
+ * 16-byte aligned and ld * sizeof(T) is a multiple of 16 (then every chunk start is aligned);
+ * otherwise every element is copied with a 4- or 8-byte cp.async. Outside the matrix the
+ * copies zero-fill (src-size < cp-size), so partial tiles in m, n and k need no special case.
+ * beta == 0: C is never read.
+ */
+#ifndef MINIBLAS_GEMM_TC_COMMON_CUH
+#define MINIBLAS_GEMM_TC_COMMON_CUH
+
+#include "../common/common.cuh"
+
+#define TC_OP_DMMA 0
+#define TC_OP_TF32 1
+#define TC_OP_TF32X3 2
+
+/* ---------------------------------------------------------------------------------------
+ * Tile configuration.
+ * BM x BN block tile, BK deep; warps WARPS_M x WARPS_N, each WM x WN (MI x NI mma tiles of
+ * 16 x 8); STAGES shared-memory buffers in flight; MINB_ blocks per SM asked of ptxas.
+ * ------------------------------------------------------------------------------------- */
+template <typename T_, int BM_, int BN_, int BK_, int WM_, int WN_, int STAGES_, int MINB_>
+struct tc_cfg {
+    typedef T_ T;
+    static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, STAGES = STAGES_;
+    static constexpr int MIN_BLOCKS = MINB_; /* __launch_bounds__ blocks per SM */
+    static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN;
+    static constexpr int NWARPS = WARPS_M * WARPS_N, NTHREADS = 32 * NWARPS;
+    static constexpr int MI = WM / 16, NI = WN / 8, KSTEP = 8;
+    static constexpr int VEC = 16 / (int)sizeof(T); /* elements per 16-byte chunk */
+    /* Pads (elements). A fragment read touches rows r0 + g (8 of them) at columns c0 + t
+     * (4 of them) of a tile. MN-contiguous: address t * LD + g; K-contiguous: g * LD + t.
+     * float: 32 distinct banks when LD % 32 == 8 (MN) or LD % 32 == 4 (K).
+     * double (a half-warp per shared-memory wavefront: g in 0..3 or 4..7, t in 0..3): 16
+     * distinct 8-byte bank pairs when LD % 16 == 4 in both cases. */
+    static constexpr int PAD_MN = sizeof(T) == 4 ? 8 : 4;
+    static constexpr int PAD_K = 4;
+    static constexpr int LD_AM = BM + PAD_MN, LD_BN = BN + PAD_MN, LD_K = BK + PAD_K;
+    static_assert(BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 8 == 0, "warp tiling");
+    static_assert(BK % KSTEP == 0 && BK % VEC == 0 && BM % VEC == 0 && BN % VEC == 0, "tile");
+    static_assert(sizeof(T) == 4 ? (LD_AM % 32 == 8 && LD_BN % 32 == 8 && LD_K % 32 == 4)
+                                 : (LD_AM % 16 == 4 && LD_BN % 16 == 4 && LD_K % 16 == 4),
+                  "pads must keep fragment reads conflict-free");
+    static_assert((LD_AM * sizeof(T)) % 16 == 0 && (LD_BN * sizeof(T)) % 16 == 0 &&
+                      (LD_K * sizeof(T)) % 16 == 0,
+                  "shared rows must stay 16-byte aligned for cp.async");
+    /* Elements of one stage of A / B in each layout. */
+    static constexpr int a_elems(bool akc) { return akc ? BM * LD_K : BK * LD_AM; }
+    static constexpr int b_elems(bool bkc) { return bkc ? BN * LD_K : BK * LD_BN; }
+    static constexpr size_t smem_bytes(bool akc, bool bkc) {
+        return (size_t)STAGES * (size_t)(a_elems(akc) + b_elems(bkc)) * sizeof(T);
+    }
+};
+
+/* ---------------------------------------------------------------------------------------
+ * Index helpers (host and device, so a CPU emulation can check them).
+ * ------------------------------------------------------------------------------------- */
+/* Shared index of A element (row m, col k) of the tile; AKC: A is K-contiguous. */
+template <class Cfg, bool AKC>
+__host__ __device__ __forceinline__ int tc_sa_index(int m, int k) {
+    return AKC ? m * Cfg::LD_K + k : k * Cfg::LD_AM + m;
+}
+/* Shared index of B element (row k, col n) of the tile; BKC: B is K-contiguous. */
+template <class Cfg, bool BKC>
+__host__ __device__ __forceinline__ int tc_sb_index(int k, int n) {
+    return BKC ? n * Cfg::LD_K + k : k * Cfg::LD_BN + n;
+}
+/* Fragment coordinates inside one 16x8x8 mma tile (see the header comment). */
+#define TC_HD __host__ __device__ __forceinline__
+TC_HD int tc_frag_a_row(int lane, int v) { return (lane >> 2) + 8 * (v & 1); }
+TC_HD int tc_frag_a_col(int lane, int v) { return (lane & 3) + 4 * (v >> 1); }
+TC_HD int tc_frag_b_row(int lane, int v) { return (lane & 3) + 4 * v; }
+TC_HD int tc_frag_b_col(int lane) { return lane >> 2; }
+TC_HD int tc_frag_c_row(int lane, int v) { return (lane >> 2) + 8 * (v >> 1); }
+TC_HD int tc_frag_c_col(int lane, int v) { return 2 * (lane & 3) + (v & 1); }
+
+/* Block tile of a linear tile index: groups of GROUP_M tile-rows are walked column by column,
+ * so blocks running at the same time share A panels and B panels in L2. */
+#define TC_GROUP_M 8
+__host__ __device__ __forceinline__ void tc_tile_coords(int64_t tile, int64_t ntm, int64_t ntn,
+                                                        int64_t *tm, int64_t *tn) {
+    int64_t per_group = (int64_t)TC_GROUP_M * ntn;
+    int64_t first = (tile / per_group) * TC_GROUP_M;
+    int64_t gsz = ntm - first < TC_GROUP_M ? ntm - first : TC_GROUP_M;
+    int64_t r = tile % per_group;
+    *tm = first + r % gsz;
+    *tn = r / gsz;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * PTX wrappers.
+ * ------------------------------------------------------------------------------------- */
+/* #pragma unroll inside __host__ __device__ functions (the host compiler would warn). */
+#ifdef __CUDA_ARCH__
+#define TC_UNROLL _Pragma("unroll")
+#else
+#define TC_UNROLL
+#endif
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define TC_HAS_MMA 1
+#else
+#define TC_HAS_MMA 0
+#endif
+
+__device__ __forceinline__ unsigned tc_smem_addr(const void *p) {
+    return (unsigned)__cvta_generic_to_shared(p);
+}
+/* 16-byte async copy; bytes beyond src_bytes (0..16) are zero-filled, nothing beyond is read. */
+__host__ __device__ __forceinline__ void tc_cp_async16(void *dst, const void *src, int src_bytes) {
+#if TC_HAS_MMA
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(tc_smem_addr(dst)),
+                 "l"(src), "r"(src_bytes)
+                 : "memory");
+#elif !defined(__CUDA_ARCH__) /* host: the CPU emulation of tests/ (never called by the library) */
+    for (int b = 0; b < 16; ++b)
+        ((unsigned char *)dst)[b] = b < src_bytes ? ((const unsigned char *)src)[b] : 0;
+#endif
+}
+/* One element (4 or 8 bytes), zero-filled when !valid. */
+template <int BYTES>
+__host__ __device__ __forceinline__ void tc_cp_async_elem(void *dst, const void *src, bool valid) {
+#if TC_HAS_MMA
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(tc_smem_addr(dst)),
+                 "l"(src), "n"(BYTES), "r"(valid ? BYTES : 0)
+                 : "memory");
+#elif !defined(__CUDA_ARCH__)
+    for (int b = 0; b < BYTES; ++b)
+        ((unsigned char *)dst)[b] = valid ? ((const unsigned char *)src)[b] : 0;
+#endif
+}
+__device__ __forceinline__ void tc_cp_async_commit() {
+#if TC_HAS_MMA
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+template <int N>
+__device__ __forceinline__ void tc_cp_async_wait() {
+#if TC_HAS_MMA
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
+}
+
+/* FP32 -> TF32, round to nearest, ties away (the bit pattern is an fp32 with 13 low bits 0). */
+__device__ __forceinline__ unsigned tc_to_tf32(float x) {
+    unsigned r;
+#if TC_HAS_MMA
+    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+#else
+    r = __float_as_uint(x);
+#endif
+    return r;
+}
+
+/* c += a * b on a 16x8x8 tile, TF32 operands, FP32 accumulation. */
+__device__ __forceinline__ void tc_mma_tf32(float c[4], const unsigned a[4], const unsigned b[2]) {
+#if TC_HAS_MMA
+    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+        "{%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#endif
+}
+
+/* c += a * b on a 16x8x8 tile in FP64 (IEEE fused multiply-adds on the FP64 tensor cores). */
+__device__ __forceinline__ void tc_mma_f64(double c[4], const double a[4], const double b[2]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+        "{%8,%9}, {%0,%1,%2,%3};\n"
+        : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
+        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
+#elif TC_HAS_MMA
+    /* sm_80: the 16x8x8 tile as four m8n8k4 (A 8x4: row g col t; B 4x8: row t col g;
+     * C 8x8: row g, cols 2t and 2t+1). k half h uses a[2h] (row g), a[2h+1] (row g+8), b[h]. */
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n"
+            : "+d"(c[0]), "+d"(c[1])
+            : "d"(a[2 * h]), "d"(b[h]));
+        asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n"
+            : "+d"(c[2]), "+d"(c[3])
+            : "d"(a[2 * h + 1]), "d"(b[h]));
+    }
+#endif
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Global -> shared: one tile of OUTER rows x INNER contiguous elements, element (o, i) at
+ * g[(o0 + o) * ld + (i0 + i)], valid while o0 + o < olim and i0 + i < ilim (zeros beyond).
+ * ------------------------------------------------------------------------------------- */
+template <typename T, int OUTER, int INNER, int LDS, int NTHREADS>
+TC_HD void tc_load_tile(T *s, const T *g, int64_t ld, int64_t o0, int64_t i0, int64_t olim,
+                        int64_t ilim, bool vec16, int tid) {
+    constexpr int VEC = 16 / (int)sizeof(T);
+    constexpr int CPR = INNER / VEC; /* chunks per row */
+    constexpr int TOTAL = OUTER * CPR;
+    static_assert(TOTAL % NTHREADS == 0, "every thread copies the same number of chunks");
+    if (vec16) {
+TC_UNROLL
+        for (int it = 0; it < TOTAL / NTHREADS; ++it) {
+            const int c = tid + it * NTHREADS;
+            const int o = c / CPR, i = (c % CPR) * VEC;
+            const int64_t go = o0 + o, gi = i0 + i;
+            const int64_t rem = ilim - gi;
+            const int bytes = (go < olim && rem > 0)
+                                  ? (rem >= VEC ? 16 : (int)rem * (int)sizeof(T))
+                                  : 0;
+            const T *src = bytes ? g + go * ld + gi : g;
+            tc_cp_async16(s + o * LDS + i, src, bytes);
+        }
+    } else {
+TC_UNROLL
+        for (int it = 0; it < TOTAL / NTHREADS; ++it) {
+            const int c = tid + it * NTHREADS;
+            const int o = c / CPR, i = (c % CPR) * VEC;
+            const int64_t go = o0 + o, gi = i0 + i;
+TC_UNROLL
+            for (int e = 0; e < VEC; ++e) {
+                const bool ok = go < olim && gi + e < ilim;
+                const T *src = ok ? g + go * ld + gi + e : g;
+                tc_cp_async_elem<(int)sizeof(T)>(s + o * LDS + i + e, src, ok);
+            }
+        }
+    }
+}
+
+/* Issues the copies of k-tile kt into stage buffers sA / sB. */
+template <class Cfg, bool AKC, bool BKC>
+__host__ __device__ __forceinline__ void tc_load_stage(typename Cfg::T *sA, typename Cfg::T *sB,
+                                              const mb_gemm_args &p, int64_t m0, int64_t n0,
+                                              int64_t kt, bool a_vec, bool b_vec, int tid) {
+    typedef typename Cfg::T T;
+    const int64_t k0 = kt * Cfg::BK;
+    if (AKC) /* op(A)[i][p] = A[p + i*lda]: outer m, inner k */
+        tc_load_tile<T, Cfg::BM, Cfg::BK, Cfg::LD_K, Cfg::NTHREADS>(
+            sA, (const T *)p.A, p.lda, m0, k0, p.m, p.k, a_vec, tid);
+    else /* op(A)[i][p] = A[i + p*lda]: outer k, inner m */
+        tc_load_tile<T, Cfg::BK, Cfg::BM, Cfg::LD_AM, Cfg::NTHREADS>(
+            sA, (const T *)p.A, p.lda, k0, m0, p.k, p.m, a_vec, tid);
+    if (BKC) /* op(B)[p][j] = B[p + j*ldb]: outer n, inner k */
+        tc_load_tile<T, Cfg::BN, Cfg::BK, Cfg::LD_K, Cfg::NTHREADS>(
+            sB, (const T *)p.B, p.ldb, n0, k0, p.n, p.k, b_vec, tid);
+    else /* op(B)[p][j] = B[j + p*ldb]: outer k, inner n */
+        tc_load_tile<T, Cfg::BK, Cfg::BN, Cfg::LD_BN, Cfg::NTHREADS>(
+            sB, (const T *)p.B, p.ldb, k0, n0, p.k, p.n, b_vec, tid);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Warp tile product on one stage: acc += A_tile(warp rows) * B_tile(warp cols), BK deep.
+ * The fragment gathers are host-callable so a CPU emulation can replay them lane by lane.
+ * ------------------------------------------------------------------------------------- */
+/* A fragment of the warp's row tile mi at k offset kk (raw fp32/fp64 values). */
+template <class Cfg, bool AKC>
+__host__ __device__ __forceinline__ void tc_gather_a1(typename Cfg::T (&a)[4],
+                                                      const typename Cfg::T *sA, int wm0, int mi,
+                                                      int kk, int lane) {
+TC_UNROLL
+    for (int v = 0; v < 4; ++v)
+        a[v] = sA[tc_sa_index<Cfg, AKC>(wm0 + mi * 16 + tc_frag_a_row(lane, v),
+                                        kk + tc_frag_a_col(lane, v))];
+}
+/* A fragments of all the warp's MI row tiles. */
+template <class Cfg, bool AKC>
+__host__ __device__ __forceinline__ void tc_gather_a(typename Cfg::T (&a)[Cfg::MI][4],
+                                                     const typename Cfg::T *sA, int wm0, int kk,
+                                                     int lane) {
+TC_UNROLL
+    for (int mi = 0; mi < Cfg::MI; ++mi) tc_gather_a1<Cfg, AKC>(a[mi], sA, wm0, mi, kk, lane);
+}
+/* B fragments of the warp's NI column tiles at k offset kk. */
+template <class Cfg, bool BKC>
+__host__ __device__ __forceinline__ void tc_gather_b(typename Cfg::T (&b)[Cfg::NI][2],
+                                                     const typename Cfg::T *sB, int wn0, int kk,
+                                                     int lane) {
+TC_UNROLL
+    for (int ni = 0; ni < Cfg::NI; ++ni)
+TC_UNROLL
+        for (int v = 0; v < 2; ++v)
+            b[ni][v] = sB[tc_sb_index<Cfg, BKC>(kk + tc_frag_b_row(lane, v),
+                                                wn0 + ni * 8 + tc_frag_b_col(lane))];
+}
+
+/* x = big + small with big = tf32(x), small = tf32(x - big) (x - big is exact in fp32). For a
+ * non-finite x, small = 0 so that inf stays inf instead of becoming inf - inf = NaN. */
+__device__ __forceinline__ void tc_split_tf32(float x, unsigned &big, unsigned &small) {
+    big = tc_to_tf32(x);
+    const float bf = __uint_as_float(big);
+    small = fabsf(bf) < __int_as_float(0x7f800000) ? tc_to_tf32(x - bf) : 0u;
+}
+
+template <class Cfg, int OP, bool AKC, bool BKC>
+__device__ __forceinline__ void tc_warp_mma(typename Cfg::T (&acc)[Cfg::MI][Cfg::NI][4],
+                                            const typename Cfg::T *sA, const typename Cfg::T *sB,
+                                            int wm0, int wn0, int lane) {
+    typedef typename Cfg::T T;
+    /* Unrolled by 2, not fully: full unrolling lets ptxas hoist the fragment loads of every
+     * k step, and the 3xTF32 kernel then hits 255 registers and spills. */
+#pragma unroll 2
+    for (int kk = 0; kk < Cfg::BK; kk += Cfg::KSTEP) {
+        if constexpr (OP == TC_OP_DMMA) {
+            T a[Cfg::MI][4], b[Cfg::NI][2];
+            tc_gather_a<Cfg, AKC>(a, sA, wm0, kk, lane);
+            tc_gather_b<Cfg, BKC>(b, sB, wn0, kk, lane);
+#pragma unroll
+            for (int mi = 0; mi < Cfg::MI; ++mi)
+#pragma unroll
+                for (int ni = 0; ni < Cfg::NI; ++ni) tc_mma_f64(acc[mi][ni], a[mi], b[ni]);
+        } else if constexpr (OP == TC_OP_TF32) {
+            T a[Cfg::MI][4], b[Cfg::NI][2];
+            tc_gather_a<Cfg, AKC>(a, sA, wm0, kk, lane);
+            tc_gather_b<Cfg, BKC>(b, sB, wn0, kk, lane);
+            unsigned ta[Cfg::MI][4], tb[Cfg::NI][2];
+#pragma unroll
+            for (int mi = 0; mi < Cfg::MI; ++mi)
+#pragma unroll
+                for (int v = 0; v < 4; ++v) ta[mi][v] = tc_to_tf32(a[mi][v]);
+#pragma unroll
+            for (int ni = 0; ni < Cfg::NI; ++ni)
+#pragma unroll
+                for (int v = 0; v < 2; ++v) tb[ni][v] = tc_to_tf32(b[ni][v]);
+#pragma unroll
+            for (int mi = 0; mi < Cfg::MI; ++mi)
+#pragma unroll
+                for (int ni = 0; ni < Cfg::NI; ++ni) tc_mma_tf32(acc[mi][ni], ta[mi], tb[ni]);
+        } else { /* TC_OP_TF32X3: B split once, then A one row tile at a time (registers) */
+            T b[Cfg::NI][2];
+            tc_gather_b<Cfg, BKC>(b, sB, wn0, kk, lane);
+            unsigned bb[Cfg::NI][2], bs[Cfg::NI][2];
+#pragma unroll
+            for (int ni = 0; ni < Cfg::NI; ++ni)
+#pragma unroll
+                for (int v = 0; v < 2; ++v) tc_split_tf32(b[ni][v], bb[ni][v], bs[ni][v]);
+#pragma unroll
+            for (int mi = 0; mi < Cfg::MI; ++mi) {
+                T a[4];
+                tc_gather_a1<Cfg, AKC>(a, sA, wm0, mi, kk, lane);
+                unsigned ab[4], as[4];
+#pragma unroll
+                for (int v = 0; v < 4; ++v) tc_split_tf32(a[v], ab[v], as[v]);
+                /* Per accumulator: the small cross terms first, then the large product (into
+                 * the same FP32 accumulator); a_small*b_small (~2^-22 relative) is below fp32
+                 * resolution. Each pass over ni is NI independent mma, so dependent ones on the
+                 * same accumulator are NI instructions apart. */
+#pragma unroll
+                for (int ni = 0; ni < Cfg::NI; ++ni) tc_mma_tf32(acc[mi][ni], as, bb[ni]);
+#pragma unroll
+                for (int ni = 0; ni < Cfg::NI; ++ni) tc_mma_tf32(acc[mi][ni], ab, bs[ni]);
+#pragma unroll
+                for (int ni = 0; ni < Cfg::NI; ++ni) tc_mma_tf32(acc[mi][ni], ab, bb[ni]);
+            }
+        }
+    }
+}
+
+/* ---------------------------------------------------------------------------------------
+ * The kernel. One block per BM x BN tile of C (tiles beyond the grid are looped over).
+ * ------------------------------------------------------------------------------------- */
+template <class Cfg, int OP, bool AKC, bool BKC>
+__global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
+    tc_gemm_kernel(mb_gemm_args p, bool a_vec, bool b_vec) {
+    typedef typename Cfg::T T;
+    const int64_t ntm = (p.m + Cfg::BM - 1) / Cfg::BM, ntn = (p.n + Cfg::BN - 1) / Cfg::BN;
+    const int64_t ntiles = ntm * ntn;
+    const T alpha = (T)p.alpha, beta = (T)p.beta;
+    T *C = (T *)p.C;
+#if TC_HAS_MMA
+    extern __shared__ __align__(16) unsigned char tc_smem[];
+    constexpr int AE = Cfg::a_elems(AKC), BE = Cfg::b_elems(BKC);
+    T *sA = (T *)tc_smem;
+    T *sB = sA + Cfg::STAGES * AE;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int wm0 = (warp % Cfg::WARPS_M) * Cfg::WM, wn0 = (warp / Cfg::WARPS_M) * Cfg::WN;
+    const int64_t KT = (p.k + Cfg::BK - 1) / Cfg::BK;
+
+    for (int64_t tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
+        int64_t tm, tn;
+        tc_tile_coords(tile, ntm, ntn, &tm, &tn);
+        const int64_t m0 = tm * Cfg::BM, n0 = tn * Cfg::BN;
+
+        T acc[Cfg::MI][Cfg::NI][4];
+#pragma unroll
+        for (int mi = 0; mi < Cfg::MI; ++mi)
+#pragma unroll
+            for (int ni = 0; ni < Cfg::NI; ++ni)
+#pragma unroll
+                for (int v = 0; v < 4; ++v) acc[mi][ni][v] = T(0);
+
+        /* Prologue: STAGES-1 k-tiles in flight (empty groups past the end keep the count). */
+#pragma unroll
+        for (int s = 0; s < Cfg::STAGES - 1; ++s) {
+            if (s < KT)
+                tc_load_stage<Cfg, AKC, BKC>(sA + s * AE, sB + s * BE, p, m0, n0, s, a_vec, b_vec,
+                                             tid);
+            tc_cp_async_commit();
+        }
+        int cs = 0, ls = Cfg::STAGES - 1; /* stages of k-tiles kt and kt + STAGES - 1 */
+        for (int64_t kt = 0; kt < KT; ++kt) {
+            /* Groups committed so far: STAGES-1 + kt; at most STAGES-2 pending means k-tile
+             * kt has landed (for this thread; the barrier makes it so for all, and also
+             * frees the buffer read in iteration kt-1, which is refilled next). */
+            tc_cp_async_wait<Cfg::STAGES - 2>();
+            __syncthreads();
+            const int64_t nk = kt + Cfg::STAGES - 1;
+            if (nk < KT)
+                tc_load_stage<Cfg, AKC, BKC>(sA + ls * AE, sB + ls * BE, p, m0, n0, nk, a_vec,
+                                             b_vec, tid);
+            tc_cp_async_commit();
+            tc_warp_mma<Cfg, OP, AKC, BKC>(acc, sA + cs * AE, sB + cs * BE, wm0, wn0, lane);
+            cs = cs + 1 == Cfg::STAGES ? 0 : cs + 1;
+            ls = ls + 1 == Cfg::STAGES ? 0 : ls + 1;
+        }
+        tc_cp_async_wait<0>();
+        __syncthreads(); /* the next tile's prologue overwrites the stages */
+
+        /* Epilogue straight from the accumulator fragments: for each register, a warp writes
+         * 8 consecutive rows in each of 4 columns (full 32-byte sectors). */
+#pragma unroll
+        for (int mi = 0; mi < Cfg::MI; ++mi)
+#pragma unroll
+            for (int ni = 0; ni < Cfg::NI; ++ni)
+#pragma unroll
+                for (int v = 0; v < 4; ++v) {
+                    const int64_t r = m0 + wm0 + mi * 16 + tc_frag_c_row(lane, v);
+                    const int64_t c = n0 + wn0 + ni * 8 + tc_frag_c_col(lane, v);
+                    if (r < p.m && c < p.n) {
+                        T *dst = C + r + c * p.ldc;
+                        const T val = alpha * acc[mi][ni][v];
+                        *dst = beta == T(0) ? val : val + beta * *dst;
+                    }
+                }
+    }
+#else
+    /* Before sm_80 there is no mma.sync / cp.async: a plain (slow, correct) product per
+     * element of the tile, so the rung stays valid on any GPU it is built for. */
+    const T *A = (const T *)p.A, *B = (const T *)p.B;
+    for (int64_t tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
+        int64_t tm, tn;
+        tc_tile_coords(tile, ntm, ntn, &tm, &tn);
+        for (int e = threadIdx.x; e < Cfg::BM * Cfg::BN; e += blockDim.x) {
+            const int64_t r = tm * Cfg::BM + e % Cfg::BM, c = tn * Cfg::BN + e / Cfg::BM;
+            if (r >= p.m || c >= p.n) continue;
+            T s = 0;
+            for (int64_t q = 0; q < p.k; ++q)
+                s += (AKC ? A[q + r * p.lda] : A[r + q * p.lda]) *
+                     (BKC ? B[q + c * p.ldb] : B[c + q * p.ldb]);
+            T *dst = C + r + c * p.ldc;
+            *dst = beta == T(0) ? alpha * s : alpha * s + beta * *dst;
+        }
+    }
+#endif
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Launcher: picks the transpose instantiation, checks alignment for the 16-byte path.
+ * ------------------------------------------------------------------------------------- */
+template <class Cfg, int OP, bool AKC, bool BKC>
+static cudaError_t tc_gemm_launch_t(const mb_gemm_args *p, cudaStream_t s) {
+    typedef typename Cfg::T T;
+    const size_t smem = Cfg::smem_bytes(AKC, BKC);
+    cudaError_t e = cudaFuncSetAttribute(tc_gemm_kernel<Cfg, OP, AKC, BKC>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (e != cudaSuccess) return e;
+    const bool a_vec = ((uintptr_t)p->A % 16 == 0) && ((p->lda * (int64_t)sizeof(T)) % 16 == 0);
+    const bool b_vec = ((uintptr_t)p->B % 16 == 0) && ((p->ldb * (int64_t)sizeof(T)) % 16 == 0);
+    const int64_t tiles = mb_cdiv(p->m, Cfg::BM) * mb_cdiv(p->n, Cfg::BN);
+    tc_gemm_kernel<Cfg, OP, AKC, BKC>
+        <<<mb_grid_dim(tiles, MB_GRID_X_MAX), Cfg::NTHREADS, smem, s>>>(*p, a_vec, b_vec);
+    return cudaGetLastError();
+}
+
+template <class Cfg, int OP>
+static cudaError_t tc_gemm_launch(const mb_gemm_args *p, cudaStream_t s) {
+    /* A is K-contiguous when transposed; B is K-contiguous when not. */
+    if (p->transa) {
+        if (p->transb) return tc_gemm_launch_t<Cfg, OP, true, false>(p, s);
+        return tc_gemm_launch_t<Cfg, OP, true, true>(p, s);
+    }
+    if (p->transb) return tc_gemm_launch_t<Cfg, OP, false, false>(p, s);
+    return tc_gemm_launch_t<Cfg, OP, false, true>(p, s);
+}
+
+#endif
