@@ -129,27 +129,42 @@ __host__ __device__ __forceinline__ void tc_tile_coords(int64_t tile, int64_t nt
 __device__ __forceinline__ unsigned tc_smem_addr(const void *p) {
     return (unsigned)__cvta_generic_to_shared(p);
 }
-/* 16-byte async copy; bytes beyond src_bytes (0..16) are zero-filled, nothing beyond is read. */
-__host__ __device__ __forceinline__ void tc_cp_async16(void *dst, const void *src, int src_bytes) {
+/* 16-byte async copy of 16 bytes that all lie inside the matrix (src 16-byte aligned).
+ * Copies never name an address outside the matrix, not even with a zero src-size:
+ * compute-sanitizer checks the whole cp-size range, and a partial last chunk of a column
+ * would run past the end of the allocation. Edges are copied element by element instead. */
+__host__ __device__ __forceinline__ void tc_cp_async16(void *dst, const void *src) {
 #if TC_HAS_MMA
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(tc_smem_addr(dst)),
-                 "l"(src), "r"(src_bytes)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(tc_smem_addr(dst)), "l"(src)
                  : "memory");
-#elif !defined(__CUDA_ARCH__) /* host: the CPU emulation of tests/ (never called by the library) */
-    for (int b = 0; b < 16; ++b)
-        ((unsigned char *)dst)[b] = b < src_bytes ? ((const unsigned char *)src)[b] : 0;
+#elif !defined(__CUDA_ARCH__) /* host: a CPU emulation (never called by the library) */
+#ifdef TC_EMU_CHECK_SRC
+    TC_EMU_CHECK_SRC(src, 16);
+#endif
+    for (int b = 0; b < 16; ++b) ((unsigned char *)dst)[b] = ((const unsigned char *)src)[b];
 #endif
 }
-/* One element (4 or 8 bytes), zero-filled when !valid. */
+/* One element (4 or 8 bytes) inside the matrix. */
 template <int BYTES>
-__host__ __device__ __forceinline__ void tc_cp_async_elem(void *dst, const void *src, bool valid) {
+__host__ __device__ __forceinline__ void tc_cp_async_elem(void *dst, const void *src) {
 #if TC_HAS_MMA
-    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(tc_smem_addr(dst)),
-                 "l"(src), "n"(BYTES), "r"(valid ? BYTES : 0)
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(tc_smem_addr(dst)),
+                 "l"(src), "n"(BYTES)
                  : "memory");
 #elif !defined(__CUDA_ARCH__)
-    for (int b = 0; b < BYTES; ++b)
-        ((unsigned char *)dst)[b] = valid ? ((const unsigned char *)src)[b] : 0;
+#ifdef TC_EMU_CHECK_SRC
+    TC_EMU_CHECK_SRC(src, BYTES);
+#endif
+    for (int b = 0; b < BYTES; ++b) ((unsigned char *)dst)[b] = ((const unsigned char *)src)[b];
+#endif
+}
+/* Zeros for the parts of a tile outside the matrix: plain shared stores. The stage being
+ * filled is not read before the next __syncthreads, which also publishes these stores. */
+__host__ __device__ __forceinline__ void tc_zero16(void *dst) {
+#ifdef __CUDA_ARCH__
+    *(uint4 *)dst = make_uint4(0u, 0u, 0u, 0u);
+#else
+    for (int b = 0; b < 16; ++b) ((unsigned char *)dst)[b] = 0;
 #endif
 }
 __device__ __forceinline__ void tc_cp_async_commit() {
@@ -182,6 +197,17 @@ __device__ __forceinline__ void tc_mma_tf32(float c[4], const unsigned a[4], con
         "{%8,%9}, {%0,%1,%2,%3};\n"
         : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#endif
+}
+
+/* c = a * b (a zero accumulator) on a 16x8x8 tile, TF32 operands. */
+__device__ __forceinline__ void tc_mma_tf32_zero(float c[4], const unsigned a[4],
+                                                 const unsigned b[2]) {
+#if TC_HAS_MMA
+    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+        "{%8,%9}, {%10,%10,%10,%10};\n"
+        : "=f"(c[0]), "=f"(c[1]), "=f"(c[2]), "=f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(0.0f));
 #endif
 }
 
@@ -224,12 +250,21 @@ TC_UNROLL
             const int c = tid + it * NTHREADS;
             const int o = c / CPR, i = (c % CPR) * VEC;
             const int64_t go = o0 + o, gi = i0 + i;
-            const int64_t rem = ilim - gi;
-            const int bytes = (go < olim && rem > 0)
-                                  ? (rem >= VEC ? 16 : (int)rem * (int)sizeof(T))
-                                  : 0;
-            const T *src = bytes ? g + go * ld + gi : g;
-            tc_cp_async16(s + o * LDS + i, src, bytes);
+            const int64_t rem = ilim - gi; /* valid elements from this chunk on */
+            T *d = s + o * LDS + i;
+            if (go < olim && rem >= VEC) {
+                tc_cp_async16(d, g + go * ld + gi);
+            } else if (go < olim && rem > 0) { /* last, partial chunk of a row: per element */
+TC_UNROLL
+                for (int e = 0; e < VEC; ++e) {
+                    if (e < rem)
+                        tc_cp_async_elem<(int)sizeof(T)>(d + e, g + go * ld + gi + e);
+                    else
+                        d[e] = T(0);
+                }
+            } else {
+                tc_zero16(d);
+            }
         }
     } else {
 TC_UNROLL
@@ -237,11 +272,13 @@ TC_UNROLL
             const int c = tid + it * NTHREADS;
             const int o = c / CPR, i = (c % CPR) * VEC;
             const int64_t go = o0 + o, gi = i0 + i;
+            T *d = s + o * LDS + i;
 TC_UNROLL
             for (int e = 0; e < VEC; ++e) {
-                const bool ok = go < olim && gi + e < ilim;
-                const T *src = ok ? g + go * ld + gi + e : g;
-                tc_cp_async_elem<(int)sizeof(T)>(s + o * LDS + i + e, src, ok);
+                if (go < olim && gi + e < ilim)
+                    tc_cp_async_elem<(int)sizeof(T)>(d + e, g + go * ld + gi + e);
+                else
+                    d[e] = T(0);
             }
         }
     }
@@ -360,16 +397,25 @@ __device__ __forceinline__ void tc_warp_mma(typename Cfg::T (&acc)[Cfg::MI][Cfg:
                 unsigned ab[4], as[4];
 #pragma unroll
                 for (int v = 0; v < 4; ++v) tc_split_tf32(a[v], ab[v], as[v]);
-                /* Per accumulator: the small cross terms first, then the large product (into
-                 * the same FP32 accumulator); a_small*b_small (~2^-22 relative) is below fp32
-                 * resolution. Each pass over ni is NI independent mma, so dependent ones on the
-                 * same accumulator are NI instructions apart. */
+                /* The tensor core's FP32 accumulation is not round-to-nearest (the aligned
+                 * addends are truncated and the sum is rounded toward zero), so a long-lived
+                 * accumulator inside mma drifts toward zero by ~1/2 ulp per mma: an error
+                 * growing linearly with K (measured: 12..26x cuBLAS FP32 at K = 256..4096).
+                 * Instead each k step's three products go into a fresh accumulator t (whose
+                 * truncation errors are relative to one 8-term partial sum and have random
+                 * sign), small cross terms first, the large product last; t is then added to
+                 * acc with ordinary round-to-nearest FP32 adds (Ootomo & Yokota 2022). */
+                float t[Cfg::NI][4];
 #pragma unroll
-                for (int ni = 0; ni < Cfg::NI; ++ni) tc_mma_tf32(acc[mi][ni], as, bb[ni]);
+                for (int ni = 0; ni < Cfg::NI; ++ni) tc_mma_tf32_zero(t[ni], as, bb[ni]);
 #pragma unroll
-                for (int ni = 0; ni < Cfg::NI; ++ni) tc_mma_tf32(acc[mi][ni], ab, bs[ni]);
+                for (int ni = 0; ni < Cfg::NI; ++ni) tc_mma_tf32(t[ni], ab, bs[ni]);
 #pragma unroll
-                for (int ni = 0; ni < Cfg::NI; ++ni) tc_mma_tf32(acc[mi][ni], ab, bb[ni]);
+                for (int ni = 0; ni < Cfg::NI; ++ni) tc_mma_tf32(t[ni], ab, bb[ni]);
+#pragma unroll
+                for (int ni = 0; ni < Cfg::NI; ++ni)
+#pragma unroll
+                    for (int v = 0; v < 4; ++v) acc[mi][ni][v] += t[ni][v];
             }
         }
     }

@@ -1,0 +1,133 @@
+/*
+ * Internal to libminiblas_cblas: configuration, the CPU BLAS loaded at run time, and the GPU
+ * side (per-thread state, staging, pipelined gemm). See docs/cblas.md for the design.
+ *
+ * Layers: entry.c (cblas_* and Fortran symbols: the shared argument check, the decision CPU
+ * or GPU, error reporting) -> cpu_blas.c (the CPU BLAS through dlopen/dlsym) and gpu.c (host
+ * staging and the native miniblas API on device buffers).
+ */
+#ifndef MINIBLAS_CBLAS_INTERNAL_H
+#define MINIBLAS_CBLAS_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cblas.h> /* OpenBLAS's: the signatures and enum values we must match */
+
+/* ------------------------------------------------------------------ configuration */
+
+/* The crossover table: a call on host pointers goes to the GPU only when it reaches every
+ * bound of its op. MBC_NEVER: never by size (only forced or with device pointers). */
+typedef enum mbc_xover {
+    MBC_X_SGEMM = 0, /* min m*n*k */
+    MBC_X_DGEMM,     /* min m*n*k */
+    MBC_X_GEMM_DIM,  /* min of min(m, n, k) */
+    MBC_X_ASUM,      /* min n */
+    MBC_X_DOT,       /* min n */
+    MBC_X_OMATCOPY,  /* min rows*cols */
+    MBC_X_COUNT
+} mbc_xover;
+#define MBC_NEVER INT64_MAX
+
+typedef struct mbc_config {
+    int verbose;       /* MINIBLAS_CBLAS_VERBOSE: 0, 1 (notices), 2 (+ one line per call) */
+    int gpu;           /* 1: a usable GPU was found and MINIBLAS_CBLAS_GPU is not 0 */
+    int device;        /* MINIBLAS_CBLAS_DEVICE */
+    int ptr_check;     /* MINIBLAS_CBLAS_PTR_CHECK: classify pointers (device/managed/pinned) */
+    int copy_threads;  /* MINIBLAS_CBLAS_COPY_THREADS: host threads packing staging buffers */
+    int64_t panel;     /* MINIBLAS_CBLAS_PANEL: gemm panel width in columns (0: automatic) */
+    size_t chunk_max;  /* MINIBLAS_CBLAS_CHUNK_MB: largest pinned staging chunk, bytes */
+    int64_t xover[MBC_X_COUNT];
+} mbc_config;
+
+extern mbc_config mbc_cfg;
+void mbc_init(void);          /* once per process (pthread_once); every entry point calls it */
+void mbc_notice(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;                         /* one line on stderr when verbose */
+extern int mbc_force;         /* MINIBLAS_CBLAS_PATH_* of miniblas_cblas_force_path */
+extern volatile int mbc_gpu_broken; /* a sticky CUDA error was seen: the GPU is off from now */
+extern volatile int mbc_exiting;    /* the process is exiting: CPU only */
+
+/* ------------------------------------------------------------------ CPU BLAS (cpu_blas.c) */
+
+typedef struct mbc_cpu_blas {
+    void *handle;
+    char name[512];
+    __typeof__(&cblas_sgemm) cblas_sgemm;
+    __typeof__(&cblas_dgemm) cblas_dgemm;
+    __typeof__(&cblas_sasum) cblas_sasum;
+    __typeof__(&cblas_dasum) cblas_dasum;
+    __typeof__(&cblas_sdot) cblas_sdot;
+    __typeof__(&cblas_ddot) cblas_ddot;
+    __typeof__(&cblas_somatcopy) cblas_somatcopy;
+    __typeof__(&cblas_domatcopy) cblas_domatcopy;
+    void (*sgemm_)(const char *, const char *, const blasint *, const blasint *, const blasint *,
+                   const float *, const float *, const blasint *, const float *, const blasint *,
+                   const float *, float *, const blasint *, size_t, size_t);
+    void (*dgemm_)(const char *, const char *, const blasint *, const blasint *, const blasint *,
+                   const double *, const double *, const blasint *, const double *,
+                   const blasint *, const double *, double *, const blasint *, size_t, size_t);
+    float (*sasum_)(const blasint *, const float *, const blasint *);
+    double (*dasum_)(const blasint *, const double *, const blasint *);
+    float (*sdot_)(const blasint *, const float *, const blasint *, const float *, const blasint *);
+    double (*ddot_)(const blasint *, const double *, const blasint *, const double *,
+                    const blasint *);
+    void (*xerbla_)(const char *, const blasint *, size_t); /* the CPU BLAS's, if any */
+} mbc_cpu_blas;
+
+extern mbc_cpu_blas mbc_cpu;
+void mbc_cpu_load(void); /* called by mbc_init */
+
+/* Column-major gemm on the CPU BLAS (Fortran symbol preferred, else cblas); 0 when done,
+ * -1 when the CPU BLAS has neither symbol. ta/tb: 0/1. */
+int mbc_cpu_gemm_colmajor(int dbl, int ta, int tb, int64_t m, int64_t n, int64_t k,
+                          double alpha, const void *A, int64_t lda, const void *B, int64_t ldb,
+                          double beta, void *C, int64_t ldc);
+
+/* Error reporting: through the program's cblas_xerbla (or ours), or the Fortran xerbla_. */
+void mbc_report_cblas(int param, const char *routine, const char *message);
+void mbc_report_fortran(int info, const char *routine6);
+
+/* ------------------------------------------------------------------ GPU side (gpu.c) */
+
+/* Where an operand lives. */
+enum { MBC_HOST = 0, MBC_PINNED = 1, MBC_DEVICE = 2 /* device or managed */ };
+int mbc_ptr_kind(const void *p); /* MBC_HOST when the GPU is off or the check is disabled */
+
+/* A column-major gemm (already normalised), operands classified. */
+typedef struct mbc_gemm {
+    int dbl, ta, tb;
+    int64_t m, n, k;
+    double alpha, beta;
+    const void *A;
+    int64_t lda;
+    const void *B;
+    int64_t ldb;
+    void *C;
+    int64_t ldc;
+    int a_kind, b_kind, c_kind;
+} mbc_gemm;
+
+/* How far the host copy of C was written when a staged gemm failed: every column below
+ * done_col is final, and rows below done_row of column done_col. */
+typedef struct mbc_progress {
+    int64_t done_col, done_row;
+} mbc_progress;
+
+/* Each returns 0 on success, else nonzero with a sentence in msg (for the verbose notice).
+ * A failure leaves host outputs untouched except for gemm's progress as described. */
+int mbc_gpu_gemm(const mbc_gemm *g, mbc_progress *prog, char *msg, size_t msg_size);
+int mbc_gpu_asum(int dbl, int64_t n, const void *x, int64_t incx, int x_kind, double *result,
+                 char *msg, size_t msg_size);
+int mbc_gpu_dot(int dbl, int64_t n, const void *x, int64_t incx, int x_kind, const void *y,
+                int64_t incy, int y_kind, double *result, char *msg, size_t msg_size);
+/* Column-major omatcopy (normalised): A rows x cols, B = alpha op(A). */
+int mbc_gpu_omatcopy(int dbl, int trans, int64_t rows, int64_t cols, double alpha,
+                     const void *A, int64_t lda, int a_kind, void *B, int64_t ldb, int b_kind,
+                     char *msg, size_t msg_size);
+/* Probe for a usable GPU (called once by mbc_init when MINIBLAS_CBLAS_GPU is not 0). */
+int mbc_gpu_probe(int device, char *msg, size_t msg_size);
+
+#endif

@@ -1,0 +1,507 @@
+/*
+ * The entry points of libminiblas_cblas: cblas_{s,d}gemm, cblas_{s,d}asum, cblas_{s,d}dot,
+ * cblas_{s,d}omatcopy with exactly OpenBLAS's cblas.h signatures (included, so the compiler
+ * checks them), and the Fortran (gfortran convention) sgemm_, dgemm_, sasum_, dasum_, sdot_,
+ * ddot_. Every other BLAS symbol still comes from the program's own BLAS.
+ *
+ * Each call: the one shared argument check (src/check.h) -> cblas_xerbla / xerbla_ with
+ * nothing written; the decision (device or managed operand: GPU in place; host operands: GPU
+ * when a usable GPU exists and the problem reaches the crossover table, else the CPU BLAS);
+ * a GPU failure finishes the call on the CPU BLAS (notice only when verbose); when neither
+ * can run it the error goes through cblas_xerbla (parameter 0) rather than a wrong result.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "check.h"
+#include "cblas_internal.h"
+#include "miniblas_cblas.h"
+
+mbc_config mbc_cfg;
+int mbc_force = MINIBLAS_CBLAS_PATH_AUTO;
+volatile int mbc_gpu_broken;
+volatile int mbc_exiting;
+static _Thread_local int t_last_path = MINIBLAS_CBLAS_PATH_NONE;
+
+/* The crossover table: every size rule of the CPU/GPU decision, in one place. Defaults are
+ * estimates until measured (docs/cblas.md, "Measurements"); each is overridable by its env
+ * variable ("never" or an integer). Host-pointer reductions and omatcopy never pay: the host
+ * must read every byte once to stage it, which is already the whole CPU BLAS's work. */
+static const struct {
+    const char *env;
+    int64_t value;
+} g_xover[MBC_X_COUNT] = {
+    [MBC_X_SGEMM] = {"MINIBLAS_CBLAS_MIN_SGEMM", (int64_t)512 * 512 * 512},
+    [MBC_X_DGEMM] = {"MINIBLAS_CBLAS_MIN_DGEMM", (int64_t)512 * 512 * 512},
+    [MBC_X_GEMM_DIM] = {"MINIBLAS_CBLAS_MIN_GEMM_DIM", 256},
+    [MBC_X_ASUM] = {"MINIBLAS_CBLAS_MIN_ASUM", MBC_NEVER},
+    [MBC_X_DOT] = {"MINIBLAS_CBLAS_MIN_DOT", MBC_NEVER},
+    [MBC_X_OMATCOPY] = {"MINIBLAS_CBLAS_MIN_OMATCOPY", MBC_NEVER},
+};
+
+void mbc_notice(const char *fmt, ...) {
+    if (mbc_cfg.verbose < 1) return;
+    char line[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "miniblas_cblas: %s\n", line);
+}
+
+/* An integer environment value; "never"/"off" is MBC_NEVER; unset or bad keeps def. */
+static int64_t env_int(const char *name, int64_t def) {
+    const char *v = getenv(name);
+    if (!v || !v[0]) return def;
+    if (!strcmp(v, "never") || !strcmp(v, "off")) return MBC_NEVER;
+    char *end;
+    long long x = strtoll(v, &end, 10);
+    if (*end) {
+        mbc_notice("ignoring %s=%s (not an integer)", name, v);
+        return def;
+    }
+    return (int64_t)x;
+}
+
+static void on_exit_flag(void) { mbc_exiting = 1; }
+
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+
+static void init_once(void) {
+    mbc_cfg.verbose = (int)env_int("MINIBLAS_CBLAS_VERBOSE", 0);
+    for (int i = 0; i < MBC_X_COUNT; ++i) mbc_cfg.xover[i] = g_xover[i].value;
+    int64_t both = env_int("MINIBLAS_CBLAS_MIN_GEMM", -1);
+    if (both >= 0) mbc_cfg.xover[MBC_X_SGEMM] = mbc_cfg.xover[MBC_X_DGEMM] = both;
+    for (int i = 0; i < MBC_X_COUNT; ++i) mbc_cfg.xover[i] = env_int(g_xover[i].env, mbc_cfg.xover[i]);
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    mbc_cfg.copy_threads =
+        (int)env_int("MINIBLAS_CBLAS_COPY_THREADS", ncpu > 8 ? 8 : (ncpu > 0 ? ncpu : 1));
+    if (mbc_cfg.copy_threads < 1) mbc_cfg.copy_threads = 1;
+    mbc_cfg.panel = env_int("MINIBLAS_CBLAS_PANEL", 0);
+    int64_t chunk_mb = env_int("MINIBLAS_CBLAS_CHUNK_MB", 64);
+    if (chunk_mb < 1) chunk_mb = 1;
+    if (chunk_mb > 4096) chunk_mb = 4096;
+    mbc_cfg.chunk_max = (size_t)chunk_mb << 20;
+    mbc_cfg.ptr_check = env_int("MINIBLAS_CBLAS_PTR_CHECK", 1) != 0;
+    mbc_cfg.device = (int)env_int("MINIBLAS_CBLAS_DEVICE", 0);
+
+    mbc_cpu_load();
+
+    char msg[256] = "disabled by MINIBLAS_CBLAS_GPU=0";
+    mbc_cfg.gpu = 0;
+    if (env_int("MINIBLAS_CBLAS_GPU", 1) != 0) mbc_cfg.gpu = mbc_gpu_probe(mbc_cfg.device, msg, sizeof msg);
+    atexit(on_exit_flag);
+    mbc_notice("CPU BLAS: %s; %s%s", mbc_cpu.handle ? mbc_cpu.name : "none loaded", msg,
+               mbc_cfg.gpu ? "" : " (CPU BLAS only)");
+}
+
+void mbc_init(void) { pthread_once(&g_once, init_once); }
+
+int miniblas_cblas_force_path(int path) {
+    if (path != MINIBLAS_CBLAS_PATH_CPU && path != MINIBLAS_CBLAS_PATH_GPU)
+        path = MINIBLAS_CBLAS_PATH_AUTO;
+    return __atomic_exchange_n(&mbc_force, path, __ATOMIC_RELAXED);
+}
+
+int miniblas_cblas_last_path(void) { return t_last_path; }
+
+int miniblas_cblas_gpu_available(void) {
+    mbc_init();
+    return mbc_cfg.gpu && !mbc_gpu_broken;
+}
+
+static int gpu_usable(void) { return mbc_cfg.gpu && !mbc_gpu_broken && !mbc_exiting; }
+
+static int forced(void) { return __atomic_load_n(&mbc_force, __ATOMIC_RELAXED); }
+
+static const char *path_name(int p) {
+    switch (p) {
+    case MINIBLAS_CBLAS_PATH_CPU: return "cpu";
+    case MINIBLAS_CBLAS_PATH_GPU: return "gpu";
+    case MINIBLAS_CBLAS_PATH_GPU_INPLACE: return "gpu (device pointers)";
+    case MINIBLAS_CBLAS_PATH_GPU_FALLBACK: return "gpu failed, cpu";
+    default: return "none";
+    }
+}
+
+static void done(int path, const char *routine, const char *shape) {
+    t_last_path = path;
+    if (mbc_cfg.verbose >= 2)
+        fprintf(stderr, "miniblas_cblas: %s %s -> %s\n", routine, shape, path_name(path));
+}
+
+/* Report "this call cannot be computed" (not an argument error): parameter 0. */
+static void cannot(const char *routine, const char *why) {
+    char m[400];
+    snprintf(m, sizeof m, "miniblas_cblas: %s cannot run: %s; nothing was written", routine, why);
+    mbc_report_cblas(0, routine, m);
+}
+
+/* ------------------------------------------------------------------ gemm */
+
+static void gemm_entry(int dbl, int fortran, int layout, int transa, int transb, int64_t m,
+                       int64_t n, int64_t k, double alpha, const void *A, int64_t lda,
+                       const void *B, int64_t ldb, double beta, void *C, int64_t ldc) {
+    const char *routine = fortran ? (dbl ? "dgemm_" : "sgemm_") : (dbl ? "cblas_dgemm" : "cblas_sgemm");
+    size_t e = dbl ? sizeof(double) : sizeof(float);
+    t_last_path = MINIBLAS_CBLAS_PATH_NONE;
+    mb_check_error ce;
+    int p = mb_check_gemm(layout, transa, transb, m, n, k, alpha == 0, A, lda, B, ldb, beta == 0,
+                          C, ldc, e, &ce);
+    if (p) {
+        if (fortran)
+            mbc_report_fortran(p - 1, dbl ? "DGEMM " : "SGEMM "); /* Fortran has no layout */
+        else
+            mbc_report_cblas(p, routine, ce.message);
+        return;
+    }
+    if (m == 0 || n == 0) return;
+    mbc_init();
+
+    /* The column-major problem (row-major: C^T = op(B)^T op(A)^T). */
+    mbc_gemm g = {dbl, mb_trans_code(transa), mb_trans_code(transb), m, n, k, alpha, beta,
+                  A, lda, B, ldb, C, ldc, MBC_HOST, MBC_HOST, MBC_HOST};
+    if (layout == CblasRowMajor) {
+        g.ta = mb_trans_code(transb), g.tb = mb_trans_code(transa);
+        g.m = n, g.n = m;
+        g.A = B, g.lda = ldb, g.B = A, g.ldb = lda;
+    }
+    int touched = k > 0 && alpha != 0;
+    int gpu = gpu_usable();
+    if (gpu) {
+        g.c_kind = mbc_ptr_kind(C);
+        if (touched) g.a_kind = mbc_ptr_kind(g.A), g.b_kind = mbc_ptr_kind(g.B);
+    }
+    int any_dev = g.a_kind == MBC_DEVICE || g.b_kind == MBC_DEVICE || g.c_kind == MBC_DEVICE;
+    int all_dev = g.c_kind == MBC_DEVICE && (!touched || (g.a_kind == MBC_DEVICE && g.b_kind == MBC_DEVICE));
+    int cpu_have = dbl ? (mbc_cpu.cblas_dgemm || mbc_cpu.dgemm_) : (mbc_cpu.cblas_sgemm || mbc_cpu.sgemm_);
+    int go_gpu = any_dev;
+    if (!go_gpu && gpu) {
+        int f = forced();
+        double mnk = (double)m * (double)n * (double)k;
+        int64_t mind = m < n ? (m < k ? m : k) : (n < k ? n : k);
+        if (!cpu_have) go_gpu = 1;
+        else if (f == MINIBLAS_CBLAS_PATH_GPU) go_gpu = 1;
+        else if (f == MINIBLAS_CBLAS_PATH_AUTO && touched)
+            go_gpu = mnk >= (double)mbc_cfg.xover[dbl ? MBC_X_DGEMM : MBC_X_SGEMM] &&
+                     mind >= mbc_cfg.xover[MBC_X_GEMM_DIM];
+    }
+    char shape[96];
+    snprintf(shape, sizeof shape, "m=%lld n=%lld k=%lld", (long long)m, (long long)n, (long long)k);
+    int fell_back = 0;
+    if (go_gpu) {
+        char msg[400];
+        mbc_progress pr;
+        if (mbc_gpu_gemm(&g, &pr, msg, sizeof msg) == 0) {
+            done(all_dev ? MINIBLAS_CBLAS_PATH_GPU_INPLACE : MINIBLAS_CBLAS_PATH_GPU, routine, shape);
+            return;
+        }
+        if (any_dev || !cpu_have) {
+            cannot(routine, any_dev ? "the GPU failed on device operands" : "the GPU failed and no CPU BLAS");
+            mbc_notice("%s: %s", routine, msg);
+            return;
+        }
+        mbc_notice("%s: GPU failed (%s); finishing on the CPU BLAS", routine, msg);
+        fell_back = 1;
+        if (pr.done_col > 0 || pr.done_row > 0) { /* the host C is final up to there */
+            int64_t dc = pr.done_col, dr = pr.done_row;
+            const char *Ab = g.A, *Bb = g.B;
+            char *Cb = g.C;
+            if (dr > 0) {
+                mbc_cpu_gemm_colmajor(dbl, g.ta, g.tb, g.m - dr, 1, k, alpha,
+                                      touched ? Ab + (size_t)(g.ta ? dr * g.lda : dr) * e : Ab, g.lda,
+                                      touched ? Bb + (size_t)(g.tb ? dc : dc * g.ldb) * e : Bb, g.ldb,
+                                      beta, Cb + (size_t)(dr + dc * g.ldc) * e, g.ldc);
+                ++dc;
+            }
+            if (dc < g.n)
+                mbc_cpu_gemm_colmajor(dbl, g.ta, g.tb, g.m, g.n - dc, k, alpha, Ab, g.lda,
+                                      touched ? Bb + (size_t)(g.tb ? dc : dc * g.ldb) * e : Bb, g.ldb,
+                                      beta, Cb + (size_t)dc * (size_t)g.ldc * e, g.ldc);
+            done(MINIBLAS_CBLAS_PATH_GPU_FALLBACK, routine, shape);
+            return;
+        }
+    }
+    if (!touched) { /* C = beta C here: some CPU BLAS (OpenBLAS's small-matrix kernels) read
+                       A and B even when alpha == 0, where BLAS says they are not referenced */
+        for (int64_t j = 0; j < g.n; ++j)
+            for (int64_t i = 0; i < g.m; ++i) {
+                size_t at = (size_t)i + (size_t)j * (size_t)g.ldc;
+                if (dbl)
+                    ((double *)g.C)[at] = beta == 0 ? 0.0 : beta * ((double *)g.C)[at];
+                else
+                    ((float *)g.C)[at] = beta == 0 ? 0.0f : (float)beta * ((float *)g.C)[at];
+            }
+        done(fell_back ? MINIBLAS_CBLAS_PATH_GPU_FALLBACK : MINIBLAS_CBLAS_PATH_CPU, routine, shape);
+        return;
+    }
+    if (!cpu_have) {
+        cannot(routine, "no CPU BLAS could be loaded (MINIBLAS_CPU_BLAS_LIB) and no usable GPU");
+        return;
+    }
+    /* The CPU BLAS, with the caller's problem as given (transposes as 111/112). */
+    enum CBLAS_TRANSPOSE cta = mb_trans_code(transa) ? CblasTrans : CblasNoTrans;
+    enum CBLAS_TRANSPOSE ctb = mb_trans_code(transb) ? CblasTrans : CblasNoTrans;
+    enum CBLAS_ORDER ord = layout == CblasRowMajor ? CblasRowMajor : CblasColMajor;
+    if (!fortran && !dbl && mbc_cpu.cblas_sgemm)
+        mbc_cpu.cblas_sgemm(ord, cta, ctb, (blasint)m, (blasint)n, (blasint)k, (float)alpha, A,
+                            (blasint)lda, B, (blasint)ldb, (float)beta, C, (blasint)ldc);
+    else if (!fortran && dbl && mbc_cpu.cblas_dgemm)
+        mbc_cpu.cblas_dgemm(ord, cta, ctb, (blasint)m, (blasint)n, (blasint)k, alpha, A,
+                            (blasint)lda, B, (blasint)ldb, beta, C, (blasint)ldc);
+    else
+        mbc_cpu_gemm_colmajor(dbl, g.ta, g.tb, g.m, g.n, k, alpha, g.A, g.lda, g.B, g.ldb, beta,
+                              g.C, g.ldc);
+    done(fell_back ? MINIBLAS_CBLAS_PATH_GPU_FALLBACK : MINIBLAS_CBLAS_PATH_CPU, routine, shape);
+}
+
+void cblas_sgemm(OPENBLAS_CONST enum CBLAS_ORDER Order, OPENBLAS_CONST enum CBLAS_TRANSPOSE TransA,
+                 OPENBLAS_CONST enum CBLAS_TRANSPOSE TransB, OPENBLAS_CONST blasint M,
+                 OPENBLAS_CONST blasint N, OPENBLAS_CONST blasint K, OPENBLAS_CONST float alpha,
+                 OPENBLAS_CONST float *A, OPENBLAS_CONST blasint lda, OPENBLAS_CONST float *B,
+                 OPENBLAS_CONST blasint ldb, OPENBLAS_CONST float beta, float *C,
+                 OPENBLAS_CONST blasint ldc) {
+    gemm_entry(0, 0, Order, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+void cblas_dgemm(OPENBLAS_CONST enum CBLAS_ORDER Order, OPENBLAS_CONST enum CBLAS_TRANSPOSE TransA,
+                 OPENBLAS_CONST enum CBLAS_TRANSPOSE TransB, OPENBLAS_CONST blasint M,
+                 OPENBLAS_CONST blasint N, OPENBLAS_CONST blasint K, OPENBLAS_CONST double alpha,
+                 OPENBLAS_CONST double *A, OPENBLAS_CONST blasint lda, OPENBLAS_CONST double *B,
+                 OPENBLAS_CONST blasint ldb, OPENBLAS_CONST double beta, double *C,
+                 OPENBLAS_CONST blasint ldc) {
+    gemm_entry(1, 0, Order, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+/* ------------------------------------------------------------------ asum, dot */
+
+#define ASUM_ONLY INT64_MIN /* incy of an asum */
+
+/* One reduction (incy == ASUM_ONLY: asum). Reference BLAS: n <= 0 (or asum incx <= 0) is 0. */
+static double reduce_entry(int dbl, int fortran, int64_t n, const void *x, int64_t incx,
+                           const void *y, int64_t incy) {
+    int is_dot = incy != ASUM_ONLY;
+    const char *routine = is_dot ? (fortran ? (dbl ? "ddot_" : "sdot_") : (dbl ? "cblas_ddot" : "cblas_sdot"))
+                                 : (fortran ? (dbl ? "dasum_" : "sasum_") : (dbl ? "cblas_dasum" : "cblas_sasum"));
+    size_t e = dbl ? sizeof(double) : sizeof(float);
+    t_last_path = MINIBLAS_CBLAS_PATH_NONE;
+    double slot = 0;
+    mb_check_error ce;
+    int p = is_dot ? mb_check_dot(n, x, incx, y, incy, &slot, e, &ce)
+                   : mb_check_asum(n, x, incx, &slot, e, &ce);
+    if (p) {
+        if (fortran) /* same numbering: Fortran xASUM(N, X, INCX), xDOT(N, X, INCX, Y, INCY) */
+            mbc_report_fortran(p, is_dot ? (dbl ? "DDOT  " : "SDOT  ") : (dbl ? "DASUM " : "SASUM "));
+        else
+            mbc_report_cblas(p, routine, ce.message);
+        return 0;
+    }
+    if (n <= 0 || (!is_dot && incx <= 0)) return 0;
+    mbc_init();
+    int gpu = gpu_usable();
+    int xk = gpu ? mbc_ptr_kind(x) : MBC_HOST;
+    int yk = gpu && is_dot ? mbc_ptr_kind(y) : MBC_HOST;
+    int any_dev = xk == MBC_DEVICE || yk == MBC_DEVICE;
+    int all_dev = xk == MBC_DEVICE && (!is_dot || yk == MBC_DEVICE);
+    int cpu_have = is_dot ? (dbl ? (mbc_cpu.cblas_ddot || mbc_cpu.ddot_) : (mbc_cpu.cblas_sdot || mbc_cpu.sdot_))
+                          : (dbl ? (mbc_cpu.cblas_dasum || mbc_cpu.dasum_) : (mbc_cpu.cblas_sasum || mbc_cpu.sasum_));
+    int go_gpu = any_dev;
+    if (!go_gpu && gpu) {
+        int f = forced();
+        if (!cpu_have || f == MINIBLAS_CBLAS_PATH_GPU) go_gpu = 1;
+        else if (f == MINIBLAS_CBLAS_PATH_AUTO)
+            go_gpu = n >= mbc_cfg.xover[is_dot ? MBC_X_DOT : MBC_X_ASUM];
+    }
+    char shape[48];
+    snprintf(shape, sizeof shape, "n=%lld", (long long)n);
+    int fell_back = 0;
+    if (go_gpu) {
+        char msg[400];
+        double r = 0;
+        int rc = is_dot ? mbc_gpu_dot(dbl, n, x, incx, xk, y, incy, yk, &r, msg, sizeof msg)
+                        : mbc_gpu_asum(dbl, n, x, incx, xk, &r, msg, sizeof msg);
+        if (rc == 0) {
+            done(all_dev ? MINIBLAS_CBLAS_PATH_GPU_INPLACE : MINIBLAS_CBLAS_PATH_GPU, routine, shape);
+            return r;
+        }
+        if (any_dev || !cpu_have) {
+            cannot(routine, any_dev ? "the GPU failed on device operands" : "the GPU failed and no CPU BLAS");
+            mbc_notice("%s: %s", routine, msg);
+            return 0;
+        }
+        mbc_notice("%s: GPU failed (%s); running on the CPU BLAS", routine, msg);
+        fell_back = 1;
+    }
+    if (!cpu_have) {
+        cannot(routine, "no CPU BLAS could be loaded (MINIBLAS_CPU_BLAS_LIB) and no usable GPU");
+        return 0;
+    }
+    blasint N = (blasint)n, IX = (blasint)incx, IY = (blasint)incy;
+    double r;
+    if (is_dot) {
+        if (dbl)
+            r = (!fortran || !mbc_cpu.ddot_) && mbc_cpu.cblas_ddot ? mbc_cpu.cblas_ddot(N, x, IX, y, IY)
+                                                                    : mbc_cpu.ddot_(&N, x, &IX, y, &IY);
+        else
+            r = (!fortran || !mbc_cpu.sdot_) && mbc_cpu.cblas_sdot ? mbc_cpu.cblas_sdot(N, x, IX, y, IY)
+                                                                    : mbc_cpu.sdot_(&N, x, &IX, y, &IY);
+    } else {
+        if (dbl)
+            r = (!fortran || !mbc_cpu.dasum_) && mbc_cpu.cblas_dasum ? mbc_cpu.cblas_dasum(N, x, IX)
+                                                                      : mbc_cpu.dasum_(&N, x, &IX);
+        else
+            r = (!fortran || !mbc_cpu.sasum_) && mbc_cpu.cblas_sasum ? mbc_cpu.cblas_sasum(N, x, IX)
+                                                                      : mbc_cpu.sasum_(&N, x, &IX);
+    }
+    done(fell_back ? MINIBLAS_CBLAS_PATH_GPU_FALLBACK : MINIBLAS_CBLAS_PATH_CPU, routine, shape);
+    return r;
+}
+
+float cblas_sasum(OPENBLAS_CONST blasint n, OPENBLAS_CONST float *x, OPENBLAS_CONST blasint incx) {
+    return (float)reduce_entry(0, 0, n, x, incx, NULL, ASUM_ONLY);
+}
+double cblas_dasum(OPENBLAS_CONST blasint n, OPENBLAS_CONST double *x, OPENBLAS_CONST blasint incx) {
+    return reduce_entry(1, 0, n, x, incx, NULL, ASUM_ONLY);
+}
+float cblas_sdot(OPENBLAS_CONST blasint n, OPENBLAS_CONST float *x, OPENBLAS_CONST blasint incx,
+                 OPENBLAS_CONST float *y, OPENBLAS_CONST blasint incy) {
+    return (float)reduce_entry(0, 0, n, x, incx, y, incy);
+}
+double cblas_ddot(OPENBLAS_CONST blasint n, OPENBLAS_CONST double *x, OPENBLAS_CONST blasint incx,
+                  OPENBLAS_CONST double *y, OPENBLAS_CONST blasint incy) {
+    return reduce_entry(1, 0, n, x, incx, y, incy);
+}
+
+/* ------------------------------------------------------------------ omatcopy */
+
+static void omatcopy_plain(int dbl, int t, int64_t rows, int64_t cols, double alpha,
+                           const void *A, int64_t lda, void *B, int64_t ldb) {
+    for (int64_t j = 0; j < cols; ++j)
+        for (int64_t i = 0; i < rows; ++i) {
+            int64_t src = i + j * lda, dst = t ? j + i * ldb : i + j * ldb;
+            if (dbl)
+                ((double *)B)[dst] = alpha * ((const double *)A)[src];
+            else
+                ((float *)B)[dst] = (float)alpha * ((const float *)A)[src];
+        }
+}
+
+static void omatcopy_entry(int dbl, int layout, int trans, int64_t rows, int64_t cols,
+                           double alpha, const void *A, int64_t lda, void *B, int64_t ldb) {
+    const char *routine = dbl ? "cblas_domatcopy" : "cblas_somatcopy";
+    size_t e = dbl ? sizeof(double) : sizeof(float);
+    t_last_path = MINIBLAS_CBLAS_PATH_NONE;
+    mb_check_error ce;
+    int p = mb_check_omatcopy(layout, trans, rows, cols, A, lda, B, ldb, e, &ce);
+    if (p) {
+        mbc_report_cblas(p, routine, ce.message);
+        return;
+    }
+    if (rows == 0 || cols == 0) return;
+    mbc_init();
+    int t = mb_trans_code(trans);
+    int64_t r = layout == CblasColMajor ? rows : cols, c = layout == CblasColMajor ? cols : rows;
+    int gpu = gpu_usable();
+    int ak = gpu ? mbc_ptr_kind(A) : MBC_HOST, bk = gpu ? mbc_ptr_kind(B) : MBC_HOST;
+    int any_dev = ak == MBC_DEVICE || bk == MBC_DEVICE;
+    int all_dev = ak == MBC_DEVICE && bk == MBC_DEVICE;
+    int go_gpu = any_dev;
+    if (!go_gpu && gpu) {
+        int f = forced();
+        if (f == MINIBLAS_CBLAS_PATH_GPU) go_gpu = 1;
+        else if (f == MINIBLAS_CBLAS_PATH_AUTO)
+            go_gpu = (double)rows * (double)cols >= (double)mbc_cfg.xover[MBC_X_OMATCOPY];
+    }
+    char shape[64];
+    snprintf(shape, sizeof shape, "rows=%lld cols=%lld", (long long)rows, (long long)cols);
+    int fell_back = 0;
+    if (go_gpu) {
+        char msg[400];
+        if (mbc_gpu_omatcopy(dbl, t, r, c, alpha, A, lda, ak, B, ldb, bk, msg, sizeof msg) == 0) {
+            done(all_dev ? MINIBLAS_CBLAS_PATH_GPU_INPLACE : MINIBLAS_CBLAS_PATH_GPU, routine, shape);
+            return;
+        }
+        if (any_dev) {
+            cannot(routine, "the GPU failed on device operands");
+            mbc_notice("%s: %s", routine, msg);
+            return;
+        }
+        mbc_notice("%s: GPU failed (%s); running on the CPU", routine, msg);
+        fell_back = 1; /* B is only written, so redoing all of it is right */
+    }
+    enum CBLAS_TRANSPOSE ct = t ? CblasTrans : CblasNoTrans;
+    enum CBLAS_ORDER ord = layout == CblasRowMajor ? CblasRowMajor : CblasColMajor;
+    if (!dbl && mbc_cpu.cblas_somatcopy)
+        mbc_cpu.cblas_somatcopy(ord, ct, (blasint)rows, (blasint)cols, (float)alpha, A,
+                                (blasint)lda, B, (blasint)ldb);
+    else if (dbl && mbc_cpu.cblas_domatcopy)
+        mbc_cpu.cblas_domatcopy(ord, ct, (blasint)rows, (blasint)cols, alpha, A, (blasint)lda, B,
+                                (blasint)ldb);
+    else /* not every CPU BLAS has omatcopy (an OpenBLAS extension): plain loops */
+        omatcopy_plain(dbl, t, r, c, alpha, A, lda, B, ldb);
+    done(fell_back ? MINIBLAS_CBLAS_PATH_GPU_FALLBACK : MINIBLAS_CBLAS_PATH_CPU, routine, shape);
+}
+
+void cblas_somatcopy(OPENBLAS_CONST enum CBLAS_ORDER CORDER, OPENBLAS_CONST enum CBLAS_TRANSPOSE CTRANS,
+                     OPENBLAS_CONST blasint crows, OPENBLAS_CONST blasint ccols,
+                     OPENBLAS_CONST float calpha, OPENBLAS_CONST float *a,
+                     OPENBLAS_CONST blasint clda, float *b, OPENBLAS_CONST blasint cldb) {
+    omatcopy_entry(0, CORDER, CTRANS, crows, ccols, calpha, a, clda, b, cldb);
+}
+
+void cblas_domatcopy(OPENBLAS_CONST enum CBLAS_ORDER CORDER, OPENBLAS_CONST enum CBLAS_TRANSPOSE CTRANS,
+                     OPENBLAS_CONST blasint crows, OPENBLAS_CONST blasint ccols,
+                     OPENBLAS_CONST double calpha, OPENBLAS_CONST double *a,
+                     OPENBLAS_CONST blasint clda, double *b, OPENBLAS_CONST blasint cldb) {
+    omatcopy_entry(1, CORDER, CTRANS, crows, ccols, calpha, a, clda, b, cldb);
+}
+
+/* ------------------------------------------------------------------ Fortran (gfortran) */
+
+/* CHARACTER*1 transpose argument -> CBLAS value; 0 (invalid) for anything else. */
+static int ftrans(const char *c) {
+    switch (*c) {
+    case 'N': case 'n': return CblasNoTrans;
+    case 'T': case 't': return CblasTrans;
+    case 'C': case 'c': return CblasConjTrans;
+    default: return 0;
+    }
+}
+
+void sgemm_(const char *transa, const char *transb, const blasint *m, const blasint *n,
+            const blasint *k, const float *alpha, const float *a, const blasint *lda,
+            const float *b, const blasint *ldb, const float *beta, float *c, const blasint *ldc,
+            size_t transa_len, size_t transb_len) {
+    (void)transa_len, (void)transb_len;
+    gemm_entry(0, 1, CblasColMajor, ftrans(transa), ftrans(transb), *m, *n, *k, *alpha, a, *lda,
+               b, *ldb, *beta, c, *ldc);
+}
+
+void dgemm_(const char *transa, const char *transb, const blasint *m, const blasint *n,
+            const blasint *k, const double *alpha, const double *a, const blasint *lda,
+            const double *b, const blasint *ldb, const double *beta, double *c,
+            const blasint *ldc, size_t transa_len, size_t transb_len) {
+    (void)transa_len, (void)transb_len;
+    gemm_entry(1, 1, CblasColMajor, ftrans(transa), ftrans(transb), *m, *n, *k, *alpha, a, *lda,
+               b, *ldb, *beta, c, *ldc);
+}
+
+/* gfortran returns REAL in xmm0 as a C float, DOUBLE PRECISION as a C double. */
+float sasum_(const blasint *n, const float *x, const blasint *incx) {
+    return (float)reduce_entry(0, 1, *n, x, *incx, NULL, ASUM_ONLY);
+}
+double dasum_(const blasint *n, const double *x, const blasint *incx) {
+    return reduce_entry(1, 1, *n, x, *incx, NULL, ASUM_ONLY);
+}
+float sdot_(const blasint *n, const float *x, const blasint *incx, const float *y,
+            const blasint *incy) {
+    return (float)reduce_entry(0, 1, *n, x, *incx, y, *incy);
+}
+double ddot_(const blasint *n, const double *x, const blasint *incx, const double *y,
+             const blasint *incy) {
+    return reduce_entry(1, 1, *n, x, *incx, y, *incy);
+}

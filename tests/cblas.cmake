@@ -1,0 +1,48 @@
+# Tests of the cblas drop-in (src/cblas, docs/cblas.md). Included by tests/CMakeLists.txt after
+# the globbed tests, so test_cblas_cpu / test_cblas_gpu already exist as targets: they are
+# re-linked here against libminiblas_cblas ONLY. Linking OpenBLAS too would clash (both define
+# cblas_sgemm, ...); the layer dlopens its CPU BLAS itself and the tests compute references in
+# plain C loops.
+find_package(Threads REQUIRED)
+
+if(NOT TARGET miniblas_cblas)
+  foreach(t test_cblas_cpu test_cblas_gpu)
+    if(TARGET ${t})
+      set_target_properties(${t} PROPERTIES EXCLUDE_FROM_ALL TRUE)
+      set_tests_properties(${t} PROPERTIES DISABLED TRUE)
+    endif()
+  endforeach()
+  return()
+endif()
+
+foreach(t test_cblas_cpu test_cblas_gpu)
+  if(TARGET ${t})
+    set_property(TARGET ${t} PROPERTY SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/${t}.c)
+    set_property(TARGET ${t} PROPERTY LINK_LIBRARIES miniblas_cblas Threads::Threads m)
+  endif()
+endforeach()
+if(TARGET test_cblas_gpu)
+  # cudaMalloc / cudaMallocManaged / cudaMallocHost for the device- and pinned-pointer cases
+  set_property(TARGET test_cblas_gpu APPEND PROPERTY LINK_LIBRARIES CUDA::cudart)
+  set_tests_properties(test_cblas_gpu PROPERTIES TIMEOUT 600)
+  # The same program with the GPU disabled: every call must complete on the CPU BLAS.
+  add_test(NAME test_cblas_gpu_disabled COMMAND test_cblas_gpu)
+  set_tests_properties(test_cblas_gpu_disabled PROPERTIES
+    LABELS gpu SKIP_RETURN_CODE 77 ENVIRONMENT "MINIBLAS_CBLAS_GPU=0" TIMEOUT 600)
+endif()
+
+# ---- docs/examples: one unmodified cblas.h program, three ways ----
+# built against OpenBLAS alone; relinked with libminiblas_cblas first (OpenBLAS still gives
+# every other symbol, e.g. cblas_saxpy); and the OpenBLAS build run with libminiblas_cblas
+# preloaded. docs/examples/compare.sh checks the outputs agree within the tolerance each line
+# states and that the miniblas runs really went through miniblas (and, on a GPU machine, that
+# the large sgemm ran on the GPU).
+set(_ex ${PROJECT_SOURCE_DIR}/docs/examples)
+add_executable(cblas_example_openblas ${_ex}/cblas_example.c)
+target_link_libraries(cblas_example_openblas PRIVATE miniblas_openblas m)
+add_executable(cblas_example_relinked ${_ex}/cblas_example.c)
+target_link_libraries(cblas_example_relinked PRIVATE miniblas_cblas miniblas_openblas m)
+add_test(NAME cblas_example
+         COMMAND sh ${_ex}/compare.sh $<TARGET_FILE:cblas_example_openblas>
+                 $<TARGET_FILE:cblas_example_relinked> $<TARGET_FILE:miniblas_cblas>)
+set_tests_properties(cblas_example PROPERTIES LABELS cpu TIMEOUT 600)

@@ -1,0 +1,7 @@
+/*
+ * DGEMM on every rung (and auto) against OpenBLAS: see gemm_test.inc for the cases and the
+ * error bound.
+ */
+#include "gemm_test.inc"
+
+int main(void) { return gemm_test_main("test_dgemm_gpu", 1); }
