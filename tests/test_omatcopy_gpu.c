@@ -201,6 +201,22 @@ static void run_op(miniblas_handle_t h, int dbl) {
             run_case(&g, &x);
         }
     }
+    /* Column-major, both transposes: A+1 / B+1 / A+2 / B+2 pointer offsets and odd leading
+     * dimensions next to aligned ones (pad 2 makes 66 and 130 multiples of 4), so every
+     * vector rung's scalar fallback, its element-wise edge vectors (rows % 4 != 0) and its
+     * aligned path (double +2 is 16-byte aligned) run, on a small shape and on one large
+     * enough for the big tiles. {oa, ob, pa, pb}. */
+    static const int64_t mshapes[][2] = {{66, 130}, {2050, 1030}};
+    static const int moff[][4] = {{1, 0, 2, 2}, {0, 1, 2, 2}, {1, 1, 1, 1}, {0, 0, 1, 2},
+                                  {0, 0, 2, 1}, {2, 2, 2, 2}, {0, 0, 2, 2}};
+    for (int s = 0; s < (quick ? 1 : 2); ++s)
+        for (int m = 0; m < (int)(sizeof moff / sizeof moff[0]); ++m)
+            for (int t = 0; t < 2; ++t) {
+                ocase x = {MiniblasColMajor, t ? MiniblasTrans : MiniblasNoTrans,
+                           mshapes[s][0], mshapes[s][1], moff[m][2], moff[m][3], 3,
+                           moff[m][0], moff[m][1]};
+                run_case(&g, &x);
+            }
     /* rows = 0 or cols = 0: B untouched. */
     const ocase empty[] = {
         {MiniblasColMajor, MiniblasNoTrans, 0, 7, 1, 0, 3, 0, 0},

@@ -3,7 +3,8 @@
  * n from 0 to 2^24 + 1 (not multiples of any block), increments 1, 2, 3, -1, -3 (x and y
  * different), 0 for dot (repeats element 0), asum with incx 0 and -1 (reference BLAS: the
  * result is exactly 0). Both the host-result calls and the device-result calls (the device
- * result lands between two NaN sentinels that must survive).
+ * result lands between two NaN sentinels that must survive). Device pointers also 1 and 2
+ * elements past a 16-byte boundary (x and y at equal and at different offsets).
  *
  * Bound: |result - OpenBLAS| <= n eps sum|terms| + tiny, eps the machine epsilon of the
  * precision, sum|terms| computed in double. The same call twice must give bitwise identical
@@ -57,15 +58,18 @@ static miniblas_status_t call(const rctx *g, int device, int64_t n, const void *
                   : miniblas_sasum(g->h, n, x, incx, result);
 }
 
-static void run_case(rctx *g, int64_t n, int64_t incx, int64_t incy) {
+/* ox, oy: element offsets of the device pointers from the (256-byte aligned) allocation, so
+ * the vector rungs' scalar head, and x and y at different 16-byte offsets, are exercised. */
+static void run_case_at(rctx *g, int64_t n, int64_t incx, int64_t incy, int ox, int oy) {
     const int dbl = g->dbl;
     const size_t es = mbt_elem(dbl);
-    char kase[128];
+    char kase[160];
     if (g->dot)
-        snprintf(kase, sizeof kase, "n=%lld incx=%lld incy=%lld", (long long)n, (long long)incx,
-                 (long long)incy);
+        snprintf(kase, sizeof kase, "n=%lld incx=%lld incy=%lld ptr-offsets x+%d y+%d",
+                 (long long)n, (long long)incx, (long long)incy, ox, oy);
     else
-        snprintf(kase, sizeof kase, "n=%lld incx=%lld", (long long)n, (long long)incx);
+        snprintf(kase, sizeof kase, "n=%lld incx=%lld ptr-offset x+%d", (long long)n,
+                 (long long)incx, ox);
     mbt_context("%s case %s: preparing", g->opn, kase);
     const int zero = n <= 0 || (!g->dot && incx <= 0); /* the result is exactly 0 */
     size_t nx = (!g->dot && incx <= 0) ? (size_t)(n > 0 ? n : 1) : vec_extent(n, incx);
@@ -95,7 +99,8 @@ static void run_case(rctx *g, int64_t n, int64_t incx, int64_t incy) {
                    "reference: OpenBLAS gives %.17g, the double-precision sum %.17g (bound %.3g)",
                    ref, exact, bound);
 
-    char *dx = mbt_dev_alloc(nx * es), *dy = ny ? mbt_dev_alloc(ny * es) : NULL;
+    char *dxa = mbt_dev_alloc((nx + ox) * es), *dya = ny ? mbt_dev_alloc((ny + oy) * es) : NULL;
+    char *dx = dxa + (size_t)ox * es, *dy = dya ? dya + (size_t)oy * es : NULL;
     char *dres = mbt_dev_alloc(4 * es);
     mbt_h2d(dx, hx, nx * es);
     if (ny) mbt_h2d(dy, hy, ny * es);
@@ -152,10 +157,14 @@ static void run_case(rctx *g, int64_t n, int64_t incx, int64_t incy) {
                        miniblas_status_string(st), got[0], mbt_get(again, 0, dbl));
         }
     }
-    mbt_dev_free(dx);
-    mbt_dev_free(dy);
+    mbt_dev_free(dxa);
+    mbt_dev_free(dya);
     mbt_dev_free(dres);
     free(hx), free(hy);
+}
+
+static void run_case(rctx *g, int64_t n, int64_t incx, int64_t incy) {
+    run_case_at(g, n, incx, incy, 0, 0);
 }
 
 static void run_op(miniblas_handle_t h, miniblas_op_t op) {
@@ -188,6 +197,17 @@ static void run_op(miniblas_handle_t h, miniblas_op_t op) {
         }
     }
     if (!g.dot && quick) run_case(&g, 33, 0, 0); /* asum with incx = 0: 0 */
+
+    /* Device pointers 1 and 2 elements past a 16-byte boundary: the scalar head before the
+     * first aligned vector (n = 2: the head is the whole vector), x and y at the same and at
+     * different offsets (dot: vector path with a head, or the scalar fallback), and strided. */
+    static const int64_t off_ns[] = {2, 7, 1000, 4097, 65539, (1 << 20) + 7};
+    static const int off_xy[][2] = {{1, 1}, {2, 2}, {1, 2}, {0, 1}, {2, 0}};
+    const int non = quick ? 4 : (int)(sizeof off_ns / sizeof off_ns[0]);
+    for (int i = 0; i < non; ++i)
+        for (int j = 0; j < (g.dot ? 5 : 2); ++j)
+            run_case_at(&g, off_ns[i], 1, 1, off_xy[j][0], g.dot ? off_xy[j][1] : 0);
+    run_case_at(&g, 4097, 2, g.dot ? -3 : 0, 1, g.dot ? 2 : 0);
 
     if (op == MINIBLAS_OP_SASUM && !quick) { /* accuracy on an ill-conditioned sum */
         const int64_t n = (int64_t)1 << 25;

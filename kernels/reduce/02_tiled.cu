@@ -11,6 +11,11 @@
  * counter of the single-pass rung and never written here. When the vector has more tiles than
  * partials fit (the grid is capped), each block loops over tiles b, b+G, ... and thread 0 adds
  * the tile sums in that order. Grid depends only on n: results are bitwise reproducible.
+ *
+ * Measured, run 2 (H200, inputs rotated through 2x L2, device result; ceiling = streaming read
+ * 4477 GB/s): sasum 2^20: 11.76 us (357 GB/s, 8.0%, 0.67x cuBLAS), 2^28: 732 GB/s (16.4%,
+ * 0.28x cuBLAS); ddot 2^20: 15.05 us (0.75x cuBLAS), 2^28: 2093 GB/s (46.7%, 0.47x cuBLAS).
+ * Unchanged after run 2 (a teaching rung).
  */
 #include "../common/common.cuh"
 

@@ -1,13 +1,46 @@
 /*
  * Rung 7, single pass: the shuffle rung's loads and block sums, but one launch per call and
- * no second kernel. Each block writes its partial to the workspace, makes it visible
- * (__threadfence) and takes a ticket from a counter in the workspace (atomicInc, which wraps
+ * no second kernel. Each block writes its partial to the workspace and takes a ticket from a
+ * counter in the workspace with one acquire-release atomic (atom.acq_rel.gpu.inc, which wraps
  * back to 0 on the last ticket, so the counter is left zero for the next call). The block
  * that draws the last ticket knows every partial is written: it adds them in a fixed order
- * (thread t takes partials t, t+256, ..., then the warp-shuffle block sum) and writes *result.
- * No float atomics: the result is bitwise reproducible. Small vectors (n * sizeof(T) <= 32 KiB)
- * run as one block that writes *result directly: no partials, no counter. Saves a launch
- * (a few microseconds) per call, which is what dominates for n <= 2^20.
+ * (thread t takes partials t, t+256, ..., all its loads issued before the first add, then the
+ * warp-shuffle block sum) and writes *result. No float atomics: the result is bitwise
+ * reproducible run to run. Small vectors (n * sizeof(T) <= 32 KiB) run as one block that
+ * writes *result directly: no partials, no counter.
+ *
+ * Measured, run 2 (H200, device result, inputs rotated through 2x L2 so every call reads
+ * DRAM; ceiling = streaming read 4477 GB/s): n = 2^10: 3.4-3.6 us per call (cuBLAS 7.4-7.8 us:
+ * 2.1-2.3x); n = 2^20: sasum 5.41 us (775 GB/s, 17%; 1.45x cuBLAS), dasum 6.76 us, sdot 6.58,
+ * ddot 8.55 (1.33-1.71x cuBLAS); n = 2^28: sasum 4455 GB/s (99.5%, 1.73x cuBLAS), dasum 4504
+ * (100.6%), sdot 4511 (100.8%), ddot 4539 GB/s (101.4%, 1.02x cuBLAS).
+ *
+ * Changes after run 2, aimed at n = 2^15 ... 2^22, where a call is a fixed cost (launch gap,
+ * DRAM latency, the last block's combine) plus a few microseconds of streaming:
+ *  - Programmatic dependent launch (Hopper, cc >= 9): the kernel is launched with
+ *    cudaLaunchAttributeProgrammaticStreamSerialization, lets the next launch start as soon
+ *    as all its blocks are running (griddepcontrol.launch_dependents), and waits for the
+ *    previous grid to finish and flush (griddepcontrol.wait) before touching any memory. Back
+ *    to back calls overlap the next launch's setup and block scheduling with this call's
+ *    work; after any other kernel the wait is an ordinary stream dependency. Expected:
+ *    -1 to -1.5 us per call at every n (the launch gap is most of a 2^20 call).
+ *  - Ticket: one acq_rel atomic instead of two sequentially-consistent __threadfence()s
+ *    (one by thread 0 of every block, one by all 256 threads of the last block).
+ *  - Combine: each thread of the last block issues all its partial loads (from L2) before
+ *    adding (was one dependent L2 round trip per partial).
+ *  - Grid: blocks = min(4 * SMs, ceil(units / 512)) (was ceil(units / 1024)): at mid n every
+ *    SM gets 4 blocks and each thread 2-4 vectors, and a thread's last, partial round of
+ *    loads is issued at once (guarded) instead of one dependent load per iteration.
+ *  - Strided path (increments other than 1, or x and y at different 16-byte offsets): the
+ *    loop is unrolled 8 deep (was 4), so 8 (asum) or 16 (dot) loads are in flight per thread.
+ * Expected after the change: n = 2^20 sasum ~4 us, dasum/sdot ~5 us, ddot ~6.5-7 us. Note
+ * the floor at 2^20 under the benchmark's method: every call reads DRAM, so ddot's 16 MB
+ * alone take 3.75 us at 4477 GB/s and the 5 us target is out of reach for ddot there.
+ *
+ * Determinism: the grid depends only on n, the increments and the device; the split of a
+ * unit-stride vector into a scalar head, 16-byte vectors and a scalar tail depends on the
+ * address of x modulo 16, so the same values stored at another alignment may round
+ * differently. For a given call (same buffers) results are bitwise identical run to run.
  *
  * Workspace: partials from the start; the counter (unsigned int) in the last 256 bytes,
  * which no other reduction rung writes.
@@ -16,23 +49,59 @@
 
 #define SP_THREADS 256
 #define SP_BLOCKS_PER_SM 4
-#define SP_UNROLL 4
+#define SP_UNROLL 4        /* 16-byte vectors per thread per round, unit stride */
+#define SP_SUNROLL 8       /* elements per thread per round, strided path */
+#define SP_MIN_PER_THREAD 2 /* grid: each thread gets at least this many loads before more blocks */
+#define SP_COMBINE_DEPTH 4  /* partial loads in flight per thread of the last block */
 #define SP_MAX_DEVICES 64
 #define SP_ONE_BLOCK_BYTES 32768 /* n * sizeof(T) up to this: one block, no partials */
 
-static cudaError_t sp_sm_count(int *out) {
-    static int cache[SP_MAX_DEVICES];
+/* SM count and compute capability major of the current device, cached per device. */
+static cudaError_t sp_device_info(int *sms, int *major) {
+    static int cache_sms[SP_MAX_DEVICES], cache_major[SP_MAX_DEVICES];
     int dev = 0;
     cudaError_t e = cudaGetDevice(&dev);
     if (e != cudaSuccess) return e;
-    int v = (dev >= 0 && dev < SP_MAX_DEVICES) ? __atomic_load_n(&cache[dev], __ATOMIC_RELAXED) : 0;
-    if (v <= 0) {
+    const int cached = dev >= 0 && dev < SP_MAX_DEVICES;
+    int v = cached ? __atomic_load_n(&cache_sms[dev], __ATOMIC_RELAXED) : 0;
+    int m = cached ? __atomic_load_n(&cache_major[dev], __ATOMIC_RELAXED) : 0;
+    if (v <= 0 || m <= 0) {
         e = cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev);
         if (e != cudaSuccess) return e;
-        if (dev >= 0 && dev < SP_MAX_DEVICES) __atomic_store_n(&cache[dev], v, __ATOMIC_RELAXED);
+        e = cudaDeviceGetAttribute(&m, cudaDevAttrComputeCapabilityMajor, dev);
+        if (e != cudaSuccess) return e;
+        if (cached) {
+            __atomic_store_n(&cache_sms[dev], v, __ATOMIC_RELAXED);
+            __atomic_store_n(&cache_major[dev], m, __ATOMIC_RELAXED);
+        }
     }
-    *out = v;
+    *sms = v;
+    *major = m;
     return cudaSuccess;
+}
+
+/* Programmatic dependent launch (sm_90): wait for the previous grid in the stream to finish
+ * and flush its memory; allow the next grid to be scheduled. No-ops without a PDL launch. */
+__device__ __forceinline__ void sp_grid_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void sp_grid_launch_next() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+/* Ticket: atomicInc with acquire-release semantics at device scope (release: this thread's
+ * partial store is visible before the ticket; acquire: the last block sees every partial). */
+__device__ __forceinline__ unsigned sp_ticket(unsigned *counter, unsigned wrap) {
+    unsigned old;
+    asm volatile("atom.acq_rel.gpu.global.inc.u32 %0, [%1], %2;"
+                 : "=r"(old)
+                 : "l"(counter), "r"(wrap)
+                 : "memory");
+    return old;
 }
 
 /* 16-byte vector of T and the term of one vector pair. */
@@ -74,7 +143,8 @@ __device__ __forceinline__ T sp_block_sum(T v, T *s) {
 }
 
 /* This thread's share of the sum. VEC: elements [head, head + nvec * W) as nvec 16-byte
- * vectors, the rest (< 2W elements) scalar. Otherwise scalar, strided. */
+ * vectors, the rest (< 2W elements) scalar. Otherwise scalar, strided. The order of the
+ * additions depends only on n, the grid and (VEC) head. */
 template <unsigned BLOCK, typename T, bool IS_DOT, bool VEC>
 __device__ __forceinline__ T sp_thread_sum(const mb_reduce_args &a, int64_t head, int64_t nvec) {
     typedef typename sp_vec<T>::type VT;
@@ -103,38 +173,75 @@ __device__ __forceinline__ T sp_thread_sum(const mb_reduce_args &a, int64_t head
             acc2 += sp_vterm<IS_DOT>(a2, b2);
             acc3 += sp_vterm<IS_DOT>(a3, b3);
         }
-        for (; i < nvec; i += gs) {
-            VT av = __ldg(xv + i), bv = av;
-            if (IS_DOT) bv = __ldg(yv + i);
-            acc0 += sp_vterm<IS_DOT>(av, bv);
+        if (i < nvec) { /* last round, 1 to 3 vectors: all loads issued before the adds */
+            const bool h1 = i + gs < nvec, h2 = i + 2 * gs < nvec;
+            VT a0 = __ldg(xv + i), a1 = a0, a2 = a0;
+            if (h1) a1 = __ldg(xv + i + gs);
+            if (h2) a2 = __ldg(xv + i + 2 * gs);
+            VT b0 = a0, b1 = a1, b2 = a2;
+            if (IS_DOT) {
+                b0 = __ldg(yv + i);
+                if (h1) b1 = __ldg(yv + i + gs);
+                if (h2) b2 = __ldg(yv + i + 2 * gs);
+            }
+            acc0 += sp_vterm<IS_DOT>(a0, b0);
+            if (h1) acc1 += sp_vterm<IS_DOT>(a1, b1);
+            if (h2) acc2 += sp_vterm<IS_DOT>(a2, b2);
         }
         /* head: elements 0 .. head-1; tail: head + nvec*W .. n-1; together < 2W <= gs */
         const int64_t tail0 = head + nvec * W, ntail = n - tail0;
-        if (gtid < head) acc1 += mb_reduce_term<T, IS_DOT>(x, y, gtid, 1, 1);
-        else if (gtid - head < ntail) acc1 += mb_reduce_term<T, IS_DOT>(x, y, tail0 + (gtid - head), 1, 1);
+        if (gtid < head) acc3 += mb_reduce_term<T, IS_DOT>(x, y, gtid, 1, 1);
+        else if (gtid - head < ntail) acc3 += mb_reduce_term<T, IS_DOT>(x, y, tail0 + (gtid - head), 1, 1);
     } else {
+        /* element i at x[i * incx]; this thread's elements i, i + gs, ...: pointer steps */
         const int64_t incx = a.incx, incy = a.incy;
+        const int64_t sx = gs * incx, sy = gs * incy;
         int64_t i = gtid;
-        for (; i + 3 * gs < n; i += 4 * gs) {
-            T t0, t1, t2, t3;
+        const T *px = x + i * incx, *py = IS_DOT ? y + i * incy : px;
+        for (; i + (SP_SUNROLL - 1) * gs < n; i += SP_SUNROLL * gs) {
+            T t[SP_SUNROLL];
+#pragma unroll
+            for (int k = 0; k < SP_SUNROLL; ++k) t[k] = __ldg(px + k * sx);
             if (IS_DOT) {
-                T a0 = __ldg(x + i * incx), a1 = __ldg(x + (i + gs) * incx),
-                  a2 = __ldg(x + (i + 2 * gs) * incx), a3 = __ldg(x + (i + 3 * gs) * incx);
-                T b0 = __ldg(y + i * incy), b1 = __ldg(y + (i + gs) * incy),
-                  b2 = __ldg(y + (i + 2 * gs) * incy), b3 = __ldg(y + (i + 3 * gs) * incy);
-                t0 = a0 * b0; t1 = a1 * b1; t2 = a2 * b2; t3 = a3 * b3;
+#pragma unroll
+                for (int k = 0; k < SP_SUNROLL; ++k) t[k] *= __ldg(py + k * sy);
             } else {
-                t0 = mb_abs<T>(__ldg(x + i * incx));
-                t1 = mb_abs<T>(__ldg(x + (i + gs) * incx));
-                t2 = mb_abs<T>(__ldg(x + (i + 2 * gs) * incx));
-                t3 = mb_abs<T>(__ldg(x + (i + 3 * gs) * incx));
+#pragma unroll
+                for (int k = 0; k < SP_SUNROLL; ++k) t[k] = mb_abs<T>(t[k]);
             }
-            acc0 += t0;
-            acc1 += t1;
-            acc2 += t2;
-            acc3 += t3;
+#pragma unroll
+            for (int k = 0; k < SP_SUNROLL; k += 4) {
+                acc0 += t[k];
+                acc1 += t[k + 1];
+                acc2 += t[k + 2];
+                acc3 += t[k + 3];
+            }
+            px += SP_SUNROLL * sx;
+            py += SP_SUNROLL * sy;
         }
-        for (; i < n; i += gs) acc0 += mb_reduce_term<T, IS_DOT>(x, y, i, incx, incy);
+        if (i < n) { /* last round, 1 to 7 elements: all loads issued before the adds */
+            T t[SP_SUNROLL - 1];
+#pragma unroll
+            for (int k = 0; k < SP_SUNROLL - 1; ++k) {
+                t[k] = 0;
+                if (i + k * gs < n) t[k] = __ldg(px + k * sx);
+            }
+            if (IS_DOT) {
+#pragma unroll
+                for (int k = 0; k < SP_SUNROLL - 1; ++k)
+                    if (i + k * gs < n) t[k] *= __ldg(py + k * sy);
+            }
+#pragma unroll
+            for (int k = 0; k < SP_SUNROLL - 1; ++k) {
+                if (i + k * gs < n) {
+                    const T v = IS_DOT ? t[k] : mb_abs<T>(t[k]);
+                    if ((k & 3) == 0) acc0 += v;
+                    else if ((k & 3) == 1) acc1 += v;
+                    else if ((k & 3) == 2) acc2 += v;
+                    else acc3 += v;
+                }
+            }
+        }
     }
     return (acc0 + acc1) + (acc2 + acc3);
 }
@@ -145,6 +252,10 @@ __global__ void __launch_bounds__(BLOCK, SP_BLOCKS_PER_SM)
                              unsigned *counter) {
     __shared__ T s[BLOCK / 32];
     __shared__ bool last;
+    /* Nothing is read or written before the previous grid has finished (PDL). The next grid
+     * may start as soon as every block of this one runs: it waits the same way. */
+    sp_grid_wait();
+    sp_grid_launch_next();
     T v = sp_thread_sum<BLOCK, T, IS_DOT, VEC>(a, head, nvec);
     v = sp_block_sum<BLOCK>(v, s);
     if (gridDim.x == 1) { /* small n: no partials, no counter */
@@ -153,33 +264,64 @@ __global__ void __launch_bounds__(BLOCK, SP_BLOCKS_PER_SM)
     }
     if (threadIdx.x == 0) {
         partials[blockIdx.x] = v;
-        __threadfence(); /* the partial is visible device-wide before the ticket is taken */
-        unsigned ticket = atomicInc(counter, gridDim.x - 1); /* the last ticket resets it to 0 */
+        /* release: the partial is visible before the ticket; the last ticket resets it to 0 */
+        unsigned ticket = sp_ticket(counter, gridDim.x - 1);
         last = (ticket == gridDim.x - 1);
     }
-    __syncthreads();
+    __syncthreads(); /* with thread 0's acquire: every partial is visible to the whole block */
     if (!last) return;
-    __threadfence();
+    /* Fixed order: thread t adds partials t, t + BLOCK, t + 2*BLOCK, ... (from L2), issuing
+     * SP_COMBINE_DEPTH loads before the adds. */
+    const int G = (int)gridDim.x;
     v = 0;
-    for (int i = threadIdx.x; i < (int)gridDim.x; i += BLOCK) v += __ldcg(partials + i); /* from L2 */
+    for (int b = threadIdx.x; b < G; b += SP_COMBINE_DEPTH * BLOCK) {
+        T p[SP_COMBINE_DEPTH];
+#pragma unroll
+        for (int k = 0; k < SP_COMBINE_DEPTH; ++k)
+            p[k] = b + k * (int)BLOCK < G ? __ldcg(partials + b + k * BLOCK) : (T)0;
+#pragma unroll
+        for (int k = 0; k < SP_COMBINE_DEPTH; ++k)
+            if (b + k * (int)BLOCK < G) v += p[k];
+    }
+    /* s may be reused: warp 0 finished reading it before the barrier above */
     v = sp_block_sum<BLOCK>(v, s);
     if (threadIdx.x == 0) *(T *)a.result = v;
+}
+
+template <unsigned BLOCK, typename T, bool IS_DOT, bool VEC>
+static cudaError_t sp_launch(unsigned blocks, int pdl, const mb_reduce_args *a, int64_t head,
+                             int64_t nvec, T *partials, unsigned *counter, cudaStream_t st) {
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute attr[1] = {};
+    cfg.gridDim = dim3(blocks);
+    cfg.blockDim = dim3(BLOCK);
+    cfg.dynamicSmemBytes = 0;
+    cfg.stream = st;
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = pdl ? 1 : 0;
+    cudaError_t e = cudaLaunchKernelEx(&cfg, reduce_singlepass_kernel<BLOCK, T, IS_DOT, VEC>, *a,
+                                       head, nvec, partials, counter);
+    if (e != cudaSuccess) return e;
+    return cudaGetLastError();
 }
 
 template <typename T, bool IS_DOT>
 static cudaError_t reduce_singlepass(const mb_reduce_args *a, cudaStream_t st) {
     const int W = sp_vec<T>::width;
-    int sms = 0;
-    cudaError_t e = sp_sm_count(&sms);
+    int sms = 0, major = 0;
+    cudaError_t e = sp_device_info(&sms, &major);
     if (e != cudaSuccess) return e;
     const int64_t n = a->n;
     const int unit = a->incx == 1 && (!IS_DOT || a->incy == 1);
-    /* Grid from n, increments and device only. */
-    int64_t chunk = (int64_t)SP_THREADS * SP_UNROLL * (unit ? W : 1);
+    /* Grid from n, increments and device only: at least SP_MIN_PER_THREAD loads per thread,
+     * at most SP_BLOCKS_PER_SM blocks per SM (one wave). */
+    int64_t chunk = (int64_t)SP_THREADS * SP_MIN_PER_THREAD * (unit ? W : 1);
     int64_t cap = (int64_t)sms * SP_BLOCKS_PER_SM;
     int64_t fit = (int64_t)((a->work_bytes - 256) / sizeof(T));
     if (cap > fit) cap = fit;
-    int blocks = (int)mb_grid_dim(mb_cdiv(n, chunk), cap);
+    unsigned blocks = mb_grid_dim(mb_cdiv(n, chunk), cap);
     if (n * (int64_t)sizeof(T) <= SP_ONE_BLOCK_BYTES) blocks = 1;
 
     uintptr_t xa = (uintptr_t)a->x, ya = (uintptr_t)a->y;
@@ -192,13 +334,12 @@ static cudaError_t reduce_singlepass(const mb_reduce_args *a, cudaStream_t st) {
     }
     T *partials = (T *)a->work;
     unsigned *counter = (unsigned *)((char *)a->work + a->work_bytes - 256);
+    const int pdl = major >= 9;
     if (vec)
-        reduce_singlepass_kernel<SP_THREADS, T, IS_DOT, true>
-            <<<blocks, SP_THREADS, 0, st>>>(*a, head, nvec, partials, counter);
-    else
-        reduce_singlepass_kernel<SP_THREADS, T, IS_DOT, false>
-            <<<blocks, SP_THREADS, 0, st>>>(*a, head, nvec, partials, counter);
-    return cudaGetLastError();
+        return sp_launch<SP_THREADS, T, IS_DOT, true>(blocks, pdl, a, head, nvec, partials,
+                                                      counter, st);
+    return sp_launch<SP_THREADS, T, IS_DOT, false>(blocks, pdl, a, head, nvec, partials, counter,
+                                                   st);
 }
 
 MB_REDUCE_LAUNCHERS(singlepass, reduce_singlepass)

@@ -1,62 +1,139 @@
 /*
- * Rung 5, vectorised: 64x64 tiles moved with 16-byte loads and stores (float4: 4 floats,
- * double2: 2 doubles) by 256 threads, each carrying 4 (float) or 8 (double) vectors, all
- * loads issued before the barrier: 64 or 128 bytes in flight per thread instead of 16 or 32,
- * and a quarter (half) of the memory instructions of rung 4.
+ * Rung 5, vectorised: tiles moved with 16-byte loads and stores (float4: 4 floats, double2:
+ * 2 doubles) by 256 threads, each carrying 2 or 4 vectors, all loads issued before the
+ * barrier, and a quarter (half) of the memory instructions of rung 4 per element.
  *
  * Lanes: 8 consecutive lanes take 8 consecutive vectors of one column (128 contiguous
  * bytes), the 4 lane groups of a warp take 4 columns. Read phase: a vector of A's column c
  * goes to tile[c][r .. r+W-1] (W scalar shared stores). Write phase: a vector of B's column,
  * which is a row of the tile, is gathered as tile[c .. c+W-1][r] and stored as one vector.
- * With the tile padded to 65 per row both shared phases are conflict-free for this lane
- * layout (float: bank = c + 4*v + k mod 32 covers 32 distinct banks; double: 16 distinct
- * 8-byte bank pairs per half-warp).
+ * With each tile column padded by one element both shared phases are conflict-free for this
+ * lane layout (float: bank = c + 4*v + k mod 32 covers 32 distinct banks; double: 16
+ * distinct 8-byte bank pairs per half-warp; the pad is 1 mod 32 words for every tile here).
  *
  * Vectors need A and B 16-byte aligned and lda, ldb multiples of W (then every column starts
  * aligned). A vector that would cross the edge of the matrix (rows or cols not a multiple of
  * W, edge tiles) is moved element by element. When the alignment does not hold, the call
  * takes rung 4's scalar kernel (32x32 tile, 32x8 threads, 4 elements per thread).
  * trans = 0: the same vectors copied and scaled straight from A to B, no shared memory.
+ *
+ * Measured, run 2 (H200; ceiling = device copy 4255 GB/s read + write; 64x64 tiles for both
+ * precisions then): somatcopy T 1024^2: 1601 GB/s (37.6%, 1.29x cuBLAS geam), 4096^2: 3645
+ * GB/s (85.7%, 1.08x cuBLAS); domatcopy T 1024^2: 2250 GB/s (52.9%, 0.95x cuBLAS), 4096^2:
+ * 3809 GB/s (89.5%, 0.98x cuBLAS; rung 4 did 3944). ptxas: float 48 registers (5 blocks per
+ * SM), double 64 registers and 33 KB of shared memory (4 blocks per SM).
+ *
+ * Changes after run 2:
+ *  - __launch_bounds__(256, 8): at most 32 registers, so 8 blocks (2048 threads) fit per SM
+ *    (was 5 / 4); with one block per tile that halves the number of waves and the idle tail
+ *    of the last one (4096^2 float: 6.2 waves -> 3.9).
+ *  - Tile shape per precision and size: float 64x64 (16.6 KB shared); double 64 rows x 32
+ *    columns (16.6 KB, 4 vectors per thread, was 64x64 with 8 vectors and 33 KB); when the
+ *    big tiles would number fewer than 4 per SM (1024^2 float: 256 tiles on 132 SMs) the
+ *    launcher takes half-size tiles (float 64x32, double 32x32) so every SM has work.
+ *  - Streaming stores (st.global.cs) for interior tiles of B: written once, evict first.
+ *  - Programmatic dependent launch (Hopper): the next launch in the stream may start while
+ *    this grid runs; each grid waits (griddepcontrol.wait) before touching memory. Hides
+ *    most of the launch gap between back-to-back calls (the bulk of a 1024^2 call).
+ * Expected: >= 3830 GB/s (90% of copy) at 4096^2 for both precisions and above cuBLAS at
+ * 1024^2 double (now 7.46 us vs 7.10).
  */
 #include "../common/common.cuh"
 
-#define VEC_TILE 64
 #define VEC_THREADS 256
+#define VEC_BLOCKS_PER_SM 8 /* 2048 threads per SM: <= 32 registers per thread */
+#define VEC_MAX_DEVICES 64
+
+/* SM count and compute capability major of the current device, cached per device. */
+static cudaError_t vec_device_info(int *sms, int *major) {
+    static int cache_sms[VEC_MAX_DEVICES], cache_major[VEC_MAX_DEVICES];
+    int dev = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e != cudaSuccess) return e;
+    const int cached = dev >= 0 && dev < VEC_MAX_DEVICES;
+    int v = cached ? __atomic_load_n(&cache_sms[dev], __ATOMIC_RELAXED) : 0;
+    int m = cached ? __atomic_load_n(&cache_major[dev], __ATOMIC_RELAXED) : 0;
+    if (v <= 0 || m <= 0) {
+        e = cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev);
+        if (e != cudaSuccess) return e;
+        e = cudaDeviceGetAttribute(&m, cudaDevAttrComputeCapabilityMajor, dev);
+        if (e != cudaSuccess) return e;
+        if (cached) {
+            __atomic_store_n(&cache_sms[dev], v, __ATOMIC_RELAXED);
+            __atomic_store_n(&cache_major[dev], m, __ATOMIC_RELAXED);
+        }
+    }
+    *sms = v;
+    *major = m;
+    return cudaSuccess;
+}
+
+/* Programmatic dependent launch (sm_90); no-ops without a PDL launch. */
+__device__ __forceinline__ void vec_grid_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void vec_grid_launch_next() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
 
 template <typename T>
 struct __align__(16) vec_t {
     T v[16 / sizeof(T)];
 };
 
-template <typename T>
-__global__ void __launch_bounds__(VEC_THREADS) omatcopy_vec_kernel(mb_omatcopy_args a) {
-    enum { W = 16 / sizeof(T), NSLOT = VEC_TILE * VEC_TILE / (W * VEC_THREADS) };
-    __shared__ T tile[VEC_TILE][VEC_TILE + 1]; /* tile[column of A][row of A], padded */
+/* Streaming (evict-first) 16-byte store: B is written once and not read back here. */
+__device__ __forceinline__ void vec_store_cs(float *p, const vec_t<float> &r) {
+    __stcs((float4 *)p, make_float4(r.v[0], r.v[1], r.v[2], r.v[3]));
+}
+__device__ __forceinline__ void vec_store_cs(double *p, const vec_t<double> &r) {
+    __stcs((double2 *)p, make_double2(r.v[0], r.v[1]));
+}
+
+/*
+ * One TR x TC tile of A (TR rows, TC columns; B gets the TC x TR transpose) per block
+ * iteration, 256 threads, NSLOT = TR*TC / (W*256) 16-byte vectors per thread.
+ * Load mapping, slot s: A column c = lc + 32*(s % CG), vector rv = lv + 8*(s / CG) of that
+ * column (rows W*rv ... W*rv+W-1), CG = TC/32 column groups, lv = tid & 7, lc = tid >> 3:
+ * 8 lanes cover 128 contiguous bytes of a column, a warp 4 columns.
+ * Store mapping, slot s: B column (A row) rr = lc + 32*(s % RG), vector cv = lv + 8*(s / RG)
+ * of that B column (A columns W*cv ...), RG = TR/32.
+ * Needs TC % 32 == 0, TR % 32 == 0, (TR/W) % 8 == 0, (TC/W) % 8 == 0.
+ */
+template <typename T, int TR, int TC, bool TRANS>
+__global__ void __launch_bounds__(VEC_THREADS, VEC_BLOCKS_PER_SM) omatcopy_vec_kernel(mb_omatcopy_args a) {
+    enum { W = 16 / sizeof(T), NSLOT = TR * TC / (W * VEC_THREADS), CG = TC / 32, RG = TR / 32 };
+    static_assert(TC % 32 == 0 && TR % 32 == 0 && (TR / W) % 8 == 0 && (TC / W) % 8 == 0,
+                  "tile shape outside the lane mapping");
+    __shared__ T tile[TC][TR + 1]; /* tile[column of A][row of A], padded */
+    vec_grid_wait();               /* PDL: nothing is touched before the previous grid is done */
+    vec_grid_launch_next();
     const T *A = (const T *)a.A;
     T *B = (T *)a.B;
     const T alpha = (T)a.alpha;
     const int tid = threadIdx.x;
     const int64_t rows = a.rows, cols = a.cols, lda = a.lda, ldb = a.ldb;
-    const int64_t row_tiles = (rows + VEC_TILE - 1) / VEC_TILE;
-    const int64_t col_tiles = (cols + VEC_TILE - 1) / VEC_TILE;
-    /* Slot s of this thread is vector g = s*256 + tid of the tile: column c = (g / 8) % 64 =
-     * lc + 32*(s & 1), vector rv = (g / 512) * 8 + g % 8 = lv + 8*(s >> 1) (rows W*rv ...). */
+    const int64_t row_tiles = (rows + TR - 1) / TR;
+    const int64_t col_tiles = (cols + TC - 1) / TC;
     const int lv = tid & 7, lc = tid >> 3;
     for (int64_t tj = blockIdx.y; tj < col_tiles; tj += gridDim.y)
         for (int64_t ti = blockIdx.x; ti < row_tiles; ti += gridDim.x) {
-            const int64_t i0 = ti * VEC_TILE, j0 = tj * VEC_TILE;
-            const bool full = i0 + VEC_TILE <= rows && j0 + VEC_TILE <= cols;
+            const int64_t i0 = ti * TR, j0 = tj * TC;
+            const bool full = i0 + TR <= rows && j0 + TC <= cols;
             vec_t<T> r[NSLOT];
             if (full) { /* interior tile: no checks, addresses from one base + constants */
                 const T *p = A + (i0 + W * lv) + (j0 + lc) * lda;
                 const int64_t lda32 = 32 * lda;
 #pragma unroll
                 for (int s = 0; s < NSLOT; ++s)
-                    r[s] = *(const vec_t<T> *)(p + W * 8 * (s >> 1) + ((s & 1) ? lda32 : 0));
+                    r[s] = *(const vec_t<T> *)(p + W * 8 * (s / CG) + (s % CG) * lda32);
             } else {
 #pragma unroll
                 for (int s = 0; s < NSLOT; ++s) {
-                    const int c = lc + 32 * (s & 1), rv = lv + 8 * (s >> 1);
+                    const int c = lc + 32 * (s % CG), rv = lv + 8 * (s / CG);
                     const int64_t row = i0 + W * rv, col = j0 + c;
                     if (row + W <= rows && col < cols) {
                         r[s] = *(const vec_t<T> *)(A + row + col * lda);
@@ -67,7 +144,7 @@ __global__ void __launch_bounds__(VEC_THREADS) omatcopy_vec_kernel(mb_omatcopy_a
                     }
                 }
             }
-            if (!a.trans) { /* scaled copy: the same vectors go straight to B */
+            if (!TRANS) { /* scaled copy: the same vectors go straight to B */
 #pragma unroll
                 for (int s = 0; s < NSLOT; ++s)
 #pragma unroll
@@ -77,11 +154,11 @@ __global__ void __launch_bounds__(VEC_THREADS) omatcopy_vec_kernel(mb_omatcopy_a
                     const int64_t ldb32 = 32 * ldb;
 #pragma unroll
                     for (int s = 0; s < NSLOT; ++s)
-                        *(vec_t<T> *)(q + W * 8 * (s >> 1) + ((s & 1) ? ldb32 : 0)) = r[s];
+                        vec_store_cs(q + W * 8 * (s / CG) + (s % CG) * ldb32, r[s]);
                 } else {
 #pragma unroll
                     for (int s = 0; s < NSLOT; ++s) {
-                        const int c = lc + 32 * (s & 1), rv = lv + 8 * (s >> 1);
+                        const int c = lc + 32 * (s % CG), rv = lv + 8 * (s / CG);
                         const int64_t row = i0 + W * rv, col = j0 + c;
                         if (row + W <= rows && col < cols) {
                             *(vec_t<T> *)(B + row + col * ldb) = r[s];
@@ -92,54 +169,55 @@ __global__ void __launch_bounds__(VEC_THREADS) omatcopy_vec_kernel(mb_omatcopy_a
                         }
                     }
                 }
-                continue;
-            }
-#pragma unroll
-            for (int s = 0; s < NSLOT; ++s) {
-                const int c = lc + 32 * (s & 1), rv = lv + 8 * (s >> 1);
-#pragma unroll
-                for (int k = 0; k < W; ++k) tile[c][W * rv + k] = alpha * r[s].v[k];
-            }
-            __syncthreads();
-            /* Store: slot s is vector g of B's tile, same mapping with the roles swapped: B column
-             * (A row) i0 + rr, rr = lc + 32*(s & 1); B rows (A columns) j0 + W*cv ... + W-1,
-             * cv = lv + 8*(s >> 1). The vector is gathered from a row of the tile. */
-#pragma unroll
-            for (int s = 0; s < NSLOT; ++s) {
-                const int rr = lc + 32 * (s & 1), cv = lv + 8 * (s >> 1);
-#pragma unroll
-                for (int k = 0; k < W; ++k) r[s].v[k] = tile[W * cv + k][rr];
-            }
-            if (full) {
-                T *q = B + (j0 + W * lv) + (i0 + lc) * ldb;
-                const int64_t ldb32 = 32 * ldb;
-#pragma unroll
-                for (int s = 0; s < NSLOT; ++s)
-                    *(vec_t<T> *)(q + W * 8 * (s >> 1) + ((s & 1) ? ldb32 : 0)) = r[s];
             } else {
 #pragma unroll
                 for (int s = 0; s < NSLOT; ++s) {
-                    const int rr = lc + 32 * (s & 1), cv = lv + 8 * (s >> 1);
-                    const int64_t brow = j0 + W * cv, bcol = i0 + rr;
-                    if (brow + W <= cols && bcol < rows) {
-                        *(vec_t<T> *)(B + brow + bcol * ldb) = r[s];
-                    } else {
+                    const int c = lc + 32 * (s % CG), rv = lv + 8 * (s / CG);
 #pragma unroll
-                        for (int k = 0; k < W; ++k)
-                            if (brow + k < cols && bcol < rows) B[brow + k + bcol * ldb] = r[s].v[k];
+                    for (int k = 0; k < W; ++k) tile[c][W * rv + k] = alpha * r[s].v[k];
+                }
+                __syncthreads();
+                /* Store: slot s is vector cv of B column i0 + rr (A row), gathered from a row of
+                 * the tile: B rows (A columns) j0 + W*cv ... j0 + W*cv + W-1. */
+#pragma unroll
+                for (int s = 0; s < NSLOT; ++s) {
+                    const int rr = lc + 32 * (s % RG), cv = lv + 8 * (s / RG);
+#pragma unroll
+                    for (int k = 0; k < W; ++k) r[s].v[k] = tile[W * cv + k][rr];
+                }
+                if (full) {
+                    T *q = B + (j0 + W * lv) + (i0 + lc) * ldb;
+                    const int64_t ldb32 = 32 * ldb;
+#pragma unroll
+                    for (int s = 0; s < NSLOT; ++s)
+                        vec_store_cs(q + W * 8 * (s / RG) + (s % RG) * ldb32, r[s]);
+                } else {
+#pragma unroll
+                    for (int s = 0; s < NSLOT; ++s) {
+                        const int rr = lc + 32 * (s % RG), cv = lv + 8 * (s / RG);
+                        const int64_t brow = j0 + W * cv, bcol = i0 + rr;
+                        if (brow + W <= cols && bcol < rows) {
+                            *(vec_t<T> *)(B + brow + bcol * ldb) = r[s];
+                        } else {
+#pragma unroll
+                            for (int k = 0; k < W; ++k)
+                                if (brow + k < cols && bcol < rows) B[brow + k + bcol * ldb] = r[s].v[k];
+                        }
                     }
                 }
+                __syncthreads(); /* the tile is read before the next one overwrites it */
             }
-            __syncthreads(); /* the tile is read before the next one overwrites it */
         }
 }
 
-/* Fallback when alignment does not allow vectors: rung 4's kernel. */
+/* Fallback when alignment does not allow vectors: rung 4's kernel (32x32 tile, 32x8 threads,
+ * 4 elements per thread). */
 #define VEC_STILE 32
 #define VEC_SROWS 8
 
 template <typename T>
-__global__ void __launch_bounds__(VEC_STILE * VEC_SROWS) omatcopy_vec_scalar_kernel(mb_omatcopy_args a) {
+__global__ void __launch_bounds__(VEC_STILE * VEC_SROWS, VEC_BLOCKS_PER_SM)
+    omatcopy_vec_scalar_kernel(mb_omatcopy_args a) {
     __shared__ T tile[VEC_STILE][VEC_STILE + 1];
     const T *A = (const T *)a.A;
     T *B = (T *)a.B;
@@ -183,21 +261,54 @@ __global__ void __launch_bounds__(VEC_STILE * VEC_SROWS) omatcopy_vec_scalar_ker
         }
 }
 
+/* Tile shapes (rows x columns of A): large problems take the big tile; problems with fewer
+ * than VEC_SMALL_TILES_PER_SM * SMs big tiles take the small one (twice as many tiles, so
+ * every SM gets several). */
+template <typename T> struct vec_cfg;
+template <> struct vec_cfg<float> { enum { BIG_TR = 64, BIG_TC = 64, SMALL_TR = 64, SMALL_TC = 32 }; };
+template <> struct vec_cfg<double> { enum { BIG_TR = 64, BIG_TC = 32, SMALL_TR = 32, SMALL_TC = 32 }; };
+#define VEC_SMALL_TILES_PER_SM 4
+
+template <typename T, int TR, int TC>
+static cudaError_t vec_launch(const mb_omatcopy_args *a, int pdl, cudaStream_t s) {
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute attr[1] = {};
+    /* one block per tile (grid-stride only past the grid limits) */
+    cfg.gridDim = dim3(mb_grid_dim(mb_cdiv(a->rows, TR), MB_GRID_X_MAX),
+                       mb_grid_dim(mb_cdiv(a->cols, TC), MB_GRID_YZ_MAX));
+    cfg.blockDim = dim3(VEC_THREADS);
+    cfg.dynamicSmemBytes = 0;
+    cfg.stream = s;
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = pdl ? 1 : 0;
+    cudaError_t e = a->trans ? cudaLaunchKernelEx(&cfg, omatcopy_vec_kernel<T, TR, TC, true>, *a)
+                             : cudaLaunchKernelEx(&cfg, omatcopy_vec_kernel<T, TR, TC, false>, *a);
+    if (e != cudaSuccess) return e;
+    return cudaGetLastError();
+}
+
 template <typename T>
 static cudaError_t omatcopy_vectorized(const mb_omatcopy_args *a, cudaStream_t s) {
     const int64_t W = 16 / sizeof(T);
     const int aligned = (uintptr_t)a->A % 16 == 0 && (uintptr_t)a->B % 16 == 0 &&
                         a->lda % W == 0 && a->ldb % W == 0;
-    if (aligned) {
-        dim3 grid(mb_grid_dim(mb_cdiv(a->rows, VEC_TILE), MB_GRID_X_MAX),
-                  mb_grid_dim(mb_cdiv(a->cols, VEC_TILE), MB_GRID_YZ_MAX));
-        omatcopy_vec_kernel<T><<<grid, VEC_THREADS, 0, s>>>(*a);
-    } else {
+    if (!aligned) {
         dim3 grid(mb_grid_dim(mb_cdiv(a->rows, VEC_STILE), MB_GRID_X_MAX),
                   mb_grid_dim(mb_cdiv(a->cols, VEC_STILE), MB_GRID_YZ_MAX));
         omatcopy_vec_scalar_kernel<T><<<grid, dim3(VEC_STILE, VEC_SROWS), 0, s>>>(*a);
+        return cudaGetLastError();
     }
-    return cudaGetLastError();
+    int sms = 0, major = 0;
+    cudaError_t e = vec_device_info(&sms, &major);
+    if (e != cudaSuccess) return e;
+    const int pdl = major >= 9;
+    typedef vec_cfg<T> C;
+    const int64_t big_tiles = mb_cdiv(a->rows, C::BIG_TR) * mb_cdiv(a->cols, C::BIG_TC);
+    if (big_tiles >= (int64_t)VEC_SMALL_TILES_PER_SM * sms)
+        return vec_launch<T, C::BIG_TR, C::BIG_TC>(a, pdl, s);
+    return vec_launch<T, C::SMALL_TR, C::SMALL_TC>(a, pdl, s);
 }
 
 MB_OMATCOPY_LAUNCHERS(vectorized, omatcopy_vectorized)
