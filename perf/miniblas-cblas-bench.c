@@ -27,9 +27,10 @@
  *             cost); in = A + B (+ C when beta != 0), out = C.
  * Times: host clock (the calls are synchronous), per call, median over trials; a trial is as
  * many back-to-back calls as fill --min-time-ms; implementations are interleaved trial by
- * trial. OpenBLAS is skipped where one call is predicted (from the previous size) to take more
- * than --max-seconds, and gets fewer trials where its calls are slow (the verification call
- * counts as a trial when it takes >= 0.5 s).
+ * trial. Each implementation gets at most --budget seconds of trials per row (at least one:
+ * OpenBLAS gemm 8192 gets 1-2; its verification call counts as a trial when it takes >= 0.5 s),
+ * and OpenBLAS is skipped where one call is predicted (from the previous size) to take more
+ * than --max-seconds.
  * Verification, before timing, on fresh random inputs in [-1, 1): gemm: every element against
  * OpenBLAS (cuBLAS when OpenBLAS is skipped), |C - Cref| <= 2 k eps (|alpha| rowsum_i|A| *
  * colmax_j|B| + |beta| |C0_ij|) (an upper estimate of the standard bound's |A||B|), NaN in C
@@ -88,7 +89,9 @@ typedef struct opts {
     int nlayouts;
     int trials;
     double min_time;               /* s */
-    double max_seconds;
+    double max_seconds;            /* skip OpenBLAS where one call is predicted beyond it */
+    double budget;                 /* seconds of trials per implementation and row */
+    double settle;                 /* s of pause between trials of calls >= 1 ms */
     double alpha, beta;
     int quick, crossover, probe, kernels, dry;
     int64_t thin;                  /* crossover thin sweeps: the two large dimensions */
@@ -455,20 +458,21 @@ static void print_probe(FILE *f, const char *pre) {
             P.cp_in_layer / G, P.cp_out_layer / G);
 }
 
-/* Time of moving in_b bytes to the GPU and out_b back, by each way; *best is the fastest. */
+/* Time of moving in_b bytes to the GPU and out_b back, by each way (reg_b: the bytes that
+ * would be registered in place: A, B, C once); best is the fastest way from pageable memory. */
 typedef struct xfer_t {
     double pinned, pageable, staged, registered, best;
     const char *best_name;
 } xfer_t;
 
-static xfer_t xfer_times(double in_b, double out_b) {
+static xfer_t xfer_times(double in_b, double out_b, double reg_b) {
     xfer_t x;
     x.pinned = in_b / P.h2d_pin + out_b / P.d2h_pin;
     x.pageable = in_b / P.h2d_page + out_b / P.d2h_page;
     double si = P.cp_in_best < P.h2d_pin ? P.cp_in_best : P.h2d_pin;
     double so = P.cp_out_best < P.d2h_pin ? P.cp_out_best : P.d2h_pin;
     x.staged = in_b / si + out_b / so; /* host copy and DMA pipelined: the slower one */
-    x.registered = (P.reg_s + P.unreg_s) / P.bytes * (in_b + out_b) + in_b / P.h2d_reg +
+    x.registered = (P.reg_s + P.unreg_s) / P.bytes * reg_b + in_b / P.h2d_reg +
                    out_b / P.d2h_pin;
     x.best = x.pageable, x.best_name = "pageable";
     if (x.staged < x.best) x.best = x.staged, x.best_name = "staged";
@@ -844,25 +848,24 @@ static int events_time(prob *p, int cublas, long reps, cudaEvent_t e0, cudaEvent
 static double kern_time(prob *p, int cublas) {
     cudaEvent_t e0 = NULL, e1 = NULL;
     double t1 = -1, v[MAXTR];
-    int nv = 0, rc = -1;
+    int nv = 0, rc = -1, devptr = 0;
     if (cudaEventCreate(&e0) != cudaSuccess || cudaEventCreate(&e1) != cudaSuccess) goto out;
-    if (cublas) {
-        if (cublasSetPointerMode(g_cublas, CUBLAS_POINTER_MODE_DEVICE) != CUBLAS_STATUS_SUCCESS)
-            goto out;
-    }
+    devptr = cublas && (p->op->kind == K_ASUM || p->op->kind == K_DOT); /* result on device */
+    if (devptr && cublasSetPointerMode(g_cublas, CUBLAS_POINTER_MODE_DEVICE) != CUBLAS_STATUS_SUCCESS)
+        goto out;
     if (events_time(p, cublas, 1, e0, e1, &t1)) goto out; /* warm */
     if (events_time(p, cublas, 1, e0, e1, &t1)) goto out; /* calibrate */
     long reps = t1 > 0 ? (long)ceil(O.min_time / t1) : 1000;
     if (reps < 1) reps = 1;
     if (reps > 1000) reps = 1000;
-    int want = (int)(O.max_seconds / (t1 * (double)reps));
+    int want = (int)fmin(O.budget / (t1 * (double)reps), (double)MAXTR);
     if (want > O.trials) want = O.trials;
     if (want < 1) want = 1;
     for (nv = 0; nv < want; ++nv)
         if (events_time(p, cublas, reps, e0, e1, &v[nv])) goto out;
     rc = 0;
 out:
-    if (cublas) cublasSetPointerMode(g_cublas, CUBLAS_POINTER_MODE_HOST);
+    if (devptr) cublasSetPointerMode(g_cublas, CUBLAS_POINTER_MODE_HOST);
     if (e0) cudaEventDestroy(e0);
     if (e1) cudaEventDestroy(e1);
     cudaGetLastError();
@@ -1000,15 +1003,20 @@ static void run_row(prob *p, unsigned mask, int kernels, pred_t *pred, rowres *r
             }
         }
         double per = t1 * (double)reps[i];
-        int w = per > 0 ? (int)fmin(O.max_seconds / per, (double)MAXTR) : O.trials;
+        int w = per > 0 ? (int)fmin(O.budget / per, (double)MAXTR) : O.trials;
         want[i] = w > O.trials ? O.trials : w < 1 ? 1 : w;
     }
-    /* interleaved trials */
+    /* interleaved trials; between trials of slow calls a pause, so that the spinning worker
+       threads of the one before (OpenBLAS's, the layer's OpenMP copy threads) go to sleep */
     for (int tr = 0;; ++tr) {
         int any = 0;
         for (int i = 0; i < NIMPL; ++i) {
             if (!(mask & (1u << i)) || have[i] >= want[i]) continue;
             any = 1;
+            if (O.settle > 0 && (reps[i] == 1 || (have[i] && samp[i][0] >= 1e-3))) {
+                struct timespec ts = {(time_t)O.settle, (long)((O.settle - floor(O.settle)) * 1e9)};
+                nanosleep(&ts, NULL);
+            }
             double t = time_calls(p, i, reps[i]);
             if (t < 0) {
                 r->failed[i] = 1, g_fail = 1, mask &= ~(1u << i);
@@ -1036,7 +1044,7 @@ static void run_row(prob *p, unsigned mask, int kernels, pred_t *pred, rowres *r
     if (kind == K_GEMM && P.done) {
         double in_b = (double)(p->na + p->nb + (p->beta != 0 ? p->nc : 0)) * (double)p->e;
         double out_b = (double)p->nc * (double)p->e;
-        r->x = xfer_times(in_b, out_b);
+        r->x = xfer_times(in_b, out_b, (double)(p->na + p->nb + p->nc) * (double)p->e);
         double kt = r->kmb > 0 ? r->kmb : 0;
         r->bound_pin = kt > r->x.pinned ? kt : r->x.pinned;
         r->bound_host = kt > r->x.best ? kt : r->x.best;
@@ -1352,8 +1360,11 @@ static void usage(FILE *f) {
         "  --layouts LIST     gemm layouts: row,col (default both)\n"
         "  --trials N         trials per implementation (default 5)\n"
         "  --min-time-ms X    minimum time of one trial (repeats small calls; default 20)\n"
-        "  --max-seconds S    time budget per implementation and row; OpenBLAS is skipped where\n"
-        "                     one call is predicted to exceed it (default 10)\n"
+        "  --max-seconds S    skip OpenBLAS where one call is predicted (from the previous size)\n"
+        "                     to take longer (default 30)\n"
+        "  --budget S         seconds of trials per implementation and row: fewer trials where\n"
+        "                     calls are slow, at least 1 (default 8: OpenBLAS gemm 8192 gets 1-2)\n"
+        "  --settle-ms X      pause between trials of calls taking >= 1 ms (default 10)\n"
         "  --alpha A --beta B gemm scalars (default 1, 0); omatcopy uses alpha\n"
         "  --quick            fewer sizes and trials\n"
         "  --crossover        measure the crossovers and print the suggested MINIBLAS_CBLAS_MIN_*\n"
@@ -1424,10 +1435,10 @@ static int parse_args(int argc, char **argv) {
     memset(&O, 0, sizeof O);
     O.ops = (1u << NOPS) - 1;
     O.layouts[0] = CblasRowMajor, O.layouts[1] = CblasColMajor, O.nlayouts = 2;
-    O.trials = 5, O.min_time = 0.020, O.max_seconds = 10, O.alpha = 1, O.beta = 0;
+    O.trials = 5, O.min_time = 0.020, O.max_seconds = 30, O.budget = 8, O.settle = 0.010, O.alpha = 1, O.beta = 0;
     O.probe = 1, O.kernels = 1, O.thin = 4096, O.probe_bytes = (int64_t)1 << 30, O.seed = 12345;
     O.lib = MCB_CBLAS_LIB;
-    int ts = 0, tv = 0, tt = 0, tm = 0;
+    int ts = 0, tv = 0, tt = 0, tm = 0, tb = 0;
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -1471,6 +1482,14 @@ static int parse_args(int argc, char **argv) {
             NEED();
             O.max_seconds = atof(v), tm = 1;
             if (!(O.max_seconds > 0)) return fprintf(stderr, "bad --max-seconds\n"), -1;
+        } else if (!strcmp(a, "--budget")) {
+            NEED();
+            O.budget = atof(v), tb = 1;
+            if (!(O.budget > 0)) return fprintf(stderr, "bad --budget\n"), -1;
+        } else if (!strcmp(a, "--settle-ms")) {
+            NEED();
+            O.settle = atof(v) * 1e-3;
+            if (!(O.settle >= 0)) return fprintf(stderr, "bad --settle-ms\n"), -1;
         } else if (!strcmp(a, "--alpha")) {
             NEED();
             O.alpha = atof(v);
@@ -1535,7 +1554,8 @@ static int parse_args(int argc, char **argv) {
         else set_pow2(O.vsizes, &O.nvsizes, 10, 28, 1);
     }
     if (O.quick && !tt) O.trials = 3;
-    if (O.quick && !tm) O.max_seconds = 5;
+    if (O.quick && !tm) O.max_seconds = 10;
+    if (O.quick && !tb) O.budget = 3;
     return 0;
 }
 
@@ -1620,8 +1640,8 @@ int main(int argc, char **argv) {
     for (char **e = environ; *e; ++e)
         if (!strncmp(*e, "MINIBLAS_", 9)) printf("  env %s\n", *e);
     printf("  timing: host clock per call, median of up to %d trials of >= %.0f ms; budget %.0f s "
-           "per implementation and row; alpha %g, beta %g\n",
-           O.trials, O.min_time * 1e3, O.max_seconds, O.alpha, O.beta);
+           "per implementation and row; OpenBLAS skipped beyond %.0f s per call; alpha %g, beta %g\n",
+           O.trials, O.min_time * 1e3, O.budget, O.max_seconds, O.alpha, O.beta);
 
     if (O.csv) {
         g_csv = fopen(O.csv, "w");

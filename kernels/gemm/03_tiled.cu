@@ -5,19 +5,31 @@
  * product from shared memory. Each element loaded from global memory is now used TS times
  * (by a whole row or column of the block) instead of once, which cuts global traffic by TS.
  * The load mapping follows the operand's storage: for each of the four transpose cases
- * consecutive threads read consecutive addresses (coalesced), and the tile lands in the same
- * shared layout, As[i][p] and Bs[j][p] (row stride TS).
- * Left for the next rungs: that layout has bank conflicts (the threads of a warp read
- * As[tx][p], 32 rows at a stride of 32 words: all in the same bank; rung 4 pads it), and the
- * tile size is a run-time value (blockDim.x), so the inner loop cannot be unrolled (rung 5).
+ * consecutive threads read consecutive addresses (coalesced).
+ * Shared layout: A is stored k-major, As[p][i] (element (i, p) at As[p * TS + i]), B as
+ * Bs[j][p]. In the inner loop the 32 threads of a warp (consecutive tx = i, one ty = j) read
+ * As[p][tx], 32 consecutive words in 32 different banks, and Bs[ty][p], one word for the whole
+ * warp (a broadcast): conflict-free.
+ * Run 2 stored A as As[i][p] instead: the warp then read As[tx][p], 32 words 32 apart, all in
+ * ONE bank, a 32-way conflict on every A read (each replayed 32 times). That version measured
+ * 0.47 TFLOP/s at 1024 and 0.48 at 4096 (H200, NN; 1.2% / 0.9% of cuBLAS), slower than naive and
+ * 13x slower than coalesced; the k-major layout removes it (not yet re-measured; expected near
+ * padded's 5.6-5.8 TFLOP/s).
+ * Conflicts left for rung 4: the transposing STORES of the transposed cases. With transa == 1
+ * the warp reads 32 consecutive k of one row i of A and stores them to As[p = tx][i = ty]: 32
+ * words 32 apart, a 32-way conflict (likewise B with transb == 1, Bs[j = tx][p = ty]). That is one
+ * store per element per k-tile against 32 conflict-free loads per thread, so it roughly doubles
+ * the shared-memory time of those cases; NN has no conflict at all.
+ * The tile size is a run-time value (blockDim.x), so the inner loop cannot be unrolled (rung 5).
  * Blocks walk the tiles of C in grouped order (gemm_common.cuh) for L2 reuse.
- * Resources (sm_90, -O3): float 29-32 / double 29-30 registers, 0 spills, 2*TS*TS*sizeof(T) bytes
+ * Resources (sm_90, -O3): 32 registers (__launch_bounds__(1024, 2): two 1024-thread blocks per
+ * SM, as rung 4; some cases spill 4-16 bytes outside the k-loop), 2*TS*TS*sizeof(T) bytes
  * dynamic shared memory (8 KB float, 16 KB double).
  */
 #include "gemm_common.cuh"
 
 template <typename T, bool TA, bool TB>
-__global__ void __launch_bounds__(1024) gemm_tiled_kernel(mb_gp<T> g) {
+__global__ void __launch_bounds__(1024, 2) gemm_tiled_kernel(mb_gp<T> g) {
     extern __shared__ __align__(16) unsigned char mb_smem[];
     const int TS = blockDim.x, tx = threadIdx.x, ty = threadIdx.y;
     T *As = (T *)mb_smem, *Bs = As + TS * TS;
@@ -33,15 +45,15 @@ __global__ void __launch_bounds__(1024) gemm_tiled_kernel(mb_gp<T> g) {
             const T *Ab = g.A + mb_ia<TA>(i0, p0, g.lda); /* op(A)(i0, p0) */
             const T *Bb = g.B + mb_ib<TB>(p0, j0, g.ldb); /* op(B)(p0, j0) */
             if (!TA) /* A(i0+tx, p0+ty): tx along the stored column */
-                As[tx * TS + ty] = (tx < rem_m && ty < rem_k) ? Ab[tx + (int64_t)ty * g.lda] : T(0);
+                As[ty * TS + tx] = (tx < rem_m && ty < rem_k) ? Ab[tx + (int64_t)ty * g.lda] : T(0);
             else     /* A stored k x m: tx along k */
-                As[ty * TS + tx] = (ty < rem_m && tx < rem_k) ? Ab[tx + (int64_t)ty * g.lda] : T(0);
+                As[tx * TS + ty] = (ty < rem_m && tx < rem_k) ? Ab[tx + (int64_t)ty * g.lda] : T(0);
             if (!TB) /* B(p0+tx, j0+ty) */
                 Bs[ty * TS + tx] = (tx < rem_k && ty < rem_n) ? Bb[tx + (int64_t)ty * g.ldb] : T(0);
             else     /* B stored n x k: tx along n */
                 Bs[tx * TS + ty] = (ty < rem_k && tx < rem_n) ? Bb[tx + (int64_t)ty * g.ldb] : T(0);
             __syncthreads();
-            for (int p = 0; p < TS; ++p) acc += As[tx * TS + p] * Bs[ty * TS + p];
+            for (int p = 0; p < TS; ++p) acc += As[p * TS + tx] * Bs[ty * TS + p];
             __syncthreads();
         }
         if (tx < rem_m && ty < rem_n)

@@ -1,19 +1,22 @@
 /*
  * Rung 4, padded: rung 3 with each shared tile row padded by one element (row stride TS + 1).
- * In rung 3 the 32 threads of a warp (consecutive tx) read As[tx][p]: 32 addresses 32 words
- * apart, all in the same one of the 32 banks, so each read is replayed 32 times; the stores of
- * the transposed operands (A with transa == 0 is stored As[tx][ty], B with transb == 1 likewise)
- * conflict the same way. With a stride of 33 words, row tx starts in bank tx % 32: the 32 reads
- * fall in 32 different banks and run in one pass. Bs[ty][p] is the same address for the whole
- * warp (a broadcast) and was never a problem. Everything else is unchanged, including the
- * run-time tile size (unrolling comes in rung 5).
- * Resources (sm_90, -O3): float 29-32 / double 29-30 registers, 0 spills, 2*TS*(TS+1)*sizeof(T) bytes
- * dynamic shared memory (8.25 KB float, 16.5 KB double).
+ * Rung 3's compute loop is already conflict-free (A k-major: the warp reads 32 consecutive words;
+ * B: a broadcast). What is left are the transposing stores of the transposed cases: with
+ * transa == 1 the warp stores As[p = tx][i = ty], 32 words TS = 32 apart, all in one bank, a
+ * 32-way conflict (B with transb == 1 likewise). With a stride of 33 words, word p * 33 + i lies
+ * in bank (p + i) % 32: the 32 stores fall in 32 different banks and run in one pass. The loop
+ * reads stay conflict-free (consecutive words; a broadcast). So this rung gains only for
+ * transa == 1 or transb == 1; in NN it should equal rung 3.
+ * Measured (H200, run 2, NN; rung 3 then had the 32-way conflict in its loop, which this rung's
+ * padding also removed): sgemm 5.58 TFLOP/s at 1024 (14.7% of cuBLAS), 5.79 TFLOP/s at 4096
+ * (11.4%); dgemm 4.17 / 4.32 TFLOP/s. Still 2 shared loads per FMA: the next rungs cut that.
+ * Resources (sm_90, -O3): 32 registers (__launch_bounds__(1024, 2)), 0 spills,
+ * 2*TS*(TS+1)*sizeof(T) bytes dynamic shared memory (8.25 KB float, 16.5 KB double).
  */
 #include "gemm_common.cuh"
 
 template <typename T, bool TA, bool TB>
-__global__ void __launch_bounds__(1024) gemm_padded_kernel(mb_gp<T> g) {
+__global__ void __launch_bounds__(1024, 2) gemm_padded_kernel(mb_gp<T> g) {
     extern __shared__ __align__(16) unsigned char mb_smem[];
     const int TS = blockDim.x, tx = threadIdx.x, ty = threadIdx.y;
     const int LDS = TS + 1; /* the padding */
@@ -30,15 +33,15 @@ __global__ void __launch_bounds__(1024) gemm_padded_kernel(mb_gp<T> g) {
             const T *Ab = g.A + mb_ia<TA>(i0, p0, g.lda); /* op(A)(i0, p0) */
             const T *Bb = g.B + mb_ib<TB>(p0, j0, g.ldb); /* op(B)(p0, j0) */
             if (!TA) /* A(i0+tx, p0+ty): tx along the stored column */
-                As[tx * LDS + ty] = (tx < rem_m && ty < rem_k) ? Ab[tx + (int64_t)ty * g.lda] : T(0);
+                As[ty * LDS + tx] = (tx < rem_m && ty < rem_k) ? Ab[tx + (int64_t)ty * g.lda] : T(0);
             else     /* A stored k x m: tx along k */
-                As[ty * LDS + tx] = (ty < rem_m && tx < rem_k) ? Ab[tx + (int64_t)ty * g.lda] : T(0);
+                As[tx * LDS + ty] = (ty < rem_m && tx < rem_k) ? Ab[tx + (int64_t)ty * g.lda] : T(0);
             if (!TB) /* B(p0+tx, j0+ty) */
                 Bs[ty * LDS + tx] = (tx < rem_k && ty < rem_n) ? Bb[tx + (int64_t)ty * g.ldb] : T(0);
             else     /* B stored n x k: tx along n */
                 Bs[tx * LDS + ty] = (ty < rem_k && tx < rem_n) ? Bb[tx + (int64_t)ty * g.ldb] : T(0);
             __syncthreads();
-            for (int p = 0; p < TS; ++p) acc += As[tx * LDS + p] * Bs[ty * LDS + p];
+            for (int p = 0; p < TS; ++p) acc += As[p * LDS + tx] * Bs[ty * LDS + p];
             __syncthreads();
         }
         if (tx < rem_m && ty < rem_n)

@@ -4,11 +4,17 @@
  * loop counter, its compare and branch disappear, and every shared-memory address becomes a
  * base register plus a constant offset folded into the load instruction, so the loop body is
  * just 2 shared loads and 1 FMA per step and the scheduler can issue loads of later steps early.
- * The shared tiles are static arrays (padded as in rung 4), the block is fixed at TS x TS threads,
- * and the bounds checks of the edge tiles become cheaper constant-bounded compares.
- * Resources (sm_90, -O3): float 46-55 / double 48-56 registers (__launch_bounds__(1024, 1):
- * without the explicit 1 block/SM ptxas capped at 32 and spilled), 0 spills, static shared memory
- * 2*32*33*sizeof(T) bytes (8.25 KB float, 16.5 KB double).
+ * The shared tiles are static arrays (padded and k-major as in rung 4), the block is fixed at
+ * TS x TS threads, and the bounds checks of the edge tiles become cheaper constant-bounded compares.
+ * Measured (H200, run 2, NN): sgemm 5.79 TFLOP/s at 1024 (15.3% of cuBLAS), 5.08 TFLOP/s at
+ * 4096 (10.0%); dgemm 4.23 / 3.96 TFLOP/s. No gain over rung 4, and a loss at 4096: run 2 had
+ * __launch_bounds__(1024, 1), ptxas used 46-55 registers, so only ONE 1024-thread block fitted
+ * per SM (rung 4: two), halving the warps that hide latency. Now __launch_bounds__(1024, 2)
+ * (32 registers, 0 spills): two blocks per SM again (not yet re-measured). The lesson stands
+ * either way: this kernel is bound by its 2 shared loads per FMA, which unrolling does not change;
+ * rung 6 attacks that.
+ * Resources (sm_90, -O3): 32 registers, 0 spills, static shared memory 2*32*33*sizeof(T) bytes
+ * (8.25 KB float, 16.5 KB double).
  */
 #include "gemm_common.cuh"
 
@@ -16,7 +22,7 @@
 #define LDS (TS + 1)
 
 template <typename T, bool TA, bool TB>
-__global__ void __launch_bounds__(TS * TS, 1) gemm_unrolled_kernel(mb_gp<T> g) {
+__global__ void __launch_bounds__(TS * TS, 2) gemm_unrolled_kernel(mb_gp<T> g) {
     __shared__ T As[TS * LDS], Bs[TS * LDS];
     const int tx = threadIdx.x, ty = threadIdx.y;
     const int64_t mt = mb_dcdiv(g.m, TS), nt = mb_dcdiv(g.n, TS);
@@ -33,16 +39,16 @@ __global__ void __launch_bounds__(TS * TS, 1) gemm_unrolled_kernel(mb_gp<T> g) {
         for (int64_t p0 = 0; p0 < g.k; p0 += TS, Ap += stepA, Bp += stepB) {
             const int rem_k = mb_rem(g.k, p0, TS);
             if (!TA)
-                As[tx * LDS + ty] = (tx < rem_m && ty < rem_k) ? *Ap : T(0);
+                As[ty * LDS + tx] = (tx < rem_m && ty < rem_k) ? *Ap : T(0);
             else
-                As[ty * LDS + tx] = (ty < rem_m && tx < rem_k) ? *Ap : T(0);
+                As[tx * LDS + ty] = (ty < rem_m && tx < rem_k) ? *Ap : T(0);
             if (!TB)
                 Bs[ty * LDS + tx] = (tx < rem_k && ty < rem_n) ? *Bp : T(0);
             else
                 Bs[tx * LDS + ty] = (ty < rem_k && tx < rem_n) ? *Bp : T(0);
             __syncthreads();
 #pragma unroll
-            for (int p = 0; p < TS; ++p) acc += As[tx * LDS + p] * Bs[ty * LDS + p];
+            for (int p = 0; p < TS; ++p) acc += As[p * LDS + tx] * Bs[ty * LDS + p];
             __syncthreads();
         }
         if (tx < rem_m && ty < rem_n)

@@ -16,9 +16,19 @@
  *    128 registers would leave one block per SM), a 128 x 64 block tile, BK = 8, 3 stages.
  * The kernel is a template over the tile configuration; rung 11 (11_tuned.cu) includes this
  * file (with MB_GEMM_WARPTILED_NO_LAUNCHERS) and picks a configuration per shape class.
+ * Measured (H200, run 2, NN): sgemm 18.6 TFLOP/s at 1024 (49.1% of cuBLAS; 64 blocks on 132
+ * SMs), 41.3 TFLOP/s at 4096 (81.0%); dgemm 16.8 / 19.3 TFLOP/s. NO GAIN over rung 9 at 4096
+ * (41.8 / 20.4), and the reason is in the SASS, not in shared memory: rung 9 was not bound by
+ * shared-memory wavefronts, which is all this rung saves. The k-loop of both spent about 290 of
+ * its ~1390 instructions per float k-tile (1024 of them FFMA) in the guarded tile loader: a
+ * 64-bit address, an edge test and a branch per copied element. After run 2 the loader got an
+ * unguarded path for tiles wholly inside the matrix (gemm_common.cuh, mb_load_tile_async_full),
+ * about 100 instructions per k-tile including the ring bookkeeping; that change applies to
+ * rungs 9-11 alike and is not yet measured.
  * Resources (sm_90, -O3, float 128x128x16 64x32 8x8 2 stages / double 128x64x8 64x16 8x4
- * 3 stages): float 127-128 / double 126-128 registers (2 blocks/SM), 0 spills; dynamic shared
- * memory 33.0 KB float, 36.75 KB double.
+ * 3 stages): 128 registers (2 blocks/SM); float NN/NT/TT spill 16-80 bytes, only in the guarded
+ * edge-tile loader (the k-loop's fast path has no local-memory access); dynamic shared memory
+ * 33.0 KB float, 36.75 KB double.
  */
 #ifndef MB_GEMM_WARPTILED_CU
 #define MB_GEMM_WARPTILED_CU

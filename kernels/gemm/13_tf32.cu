@@ -6,9 +6,9 @@
  * peak. The price is the operand rounding: relative error ~1e-4..1e-3 instead of ~1e-6, so the
  * rung is flagged MB_RUNG_REDUCED_PRECISION and runs only when the handle's math mode allows
  * it (miniblas_set_math_mode / MINIBLAS_MATH_MODE=tf32).
- * Same pipeline as rung 12 (tc_common.cuh): 3-stage cp.async, zero-filled edges.
+ * Same pipeline as rung 12 (tc_common.cuh): 3-stage cp.async, zeroed edges.
  * Tiles: block 128x128, BK = 32 floats, 8 warps of 64x32 (4x4 mma tiles each).
- * nvcc -arch=sm_90 -Xptxas -v: 156..166 registers, no spills; dynamic shared
+ * nvcc -arch=sm_90 -Xptxas -v: 166..196 registers, no spills; dynamic shared
  *   memory 3 x (34 .. 36) KB = 102 .. 108 KB (one block of 8 warps per SM).
  * Measured: TBD (cuBLAS TF32 SGEMM H200, n = 8192: 396 TFLOP/s).
  */

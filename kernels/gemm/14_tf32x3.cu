@@ -1,20 +1,28 @@
 /*
  * Rung 14, tf32x3 (sgemm, FP32 accuracy on TF32 tensor cores, "3xTF32"): rung 13 with the
- * rounding error compensated. Each fp32 operand is split as it is read into a fragment,
+ * rounding error compensated. Each fp32 operand is split into two TF32 numbers,
  *   big = tf32(x),  small = tf32(x - big)        (x - big is exact in fp32),
- * so x = big + small to ~22 bits, and the product is accumulated in FP32 as
+ * so x = big + small to ~2^-22 relative, and each product is
  *   a_small*b_big + a_big*b_small   (first: the small terms)
  *   + a_big*b_big                   (then the large one);
- * a_small*b_small (~2^-22 relative) is dropped. Three m16n8k8 TF32 mma per product is still
- * well under the TF32 tensor peak (~495 TFLOP/s dense) / 3, against ~51 TFLOP/s for FP32 SIMT,
- * and the result keeps FP32 accuracy (tests/test_tf32_accuracy_gpu.c: relative Frobenius
- * error within 2x of cuBLAS FP32 SGEMM), so this rung is NOT flagged reduced precision.
- * The split is done in registers per fragment (about 5 ALU ops per element read), not in shared
- * memory, so shared-memory traffic is the same as rung 13.
+ * a_small*b_small (<= 2^-22 relative) is dropped. Three m16n8k8 TF32 mma per product is still
+ * well under the TF32 tensor peak (~495 TFLOP/s dense) / 3, against ~51 TFLOP/s for FP32 SIMT.
+ * Accumulation: the tensor core adds in FP32 but truncates (not round-to-nearest), and an
+ * accumulator kept inside mma over all of K drifts: the first version of this rung had 12x
+ * (K = 256) to 26x (K = 4096) cuBLAS FP32 SGEMM's error, growing linearly with K. So each
+ * k step's three mma go into a fresh accumulator, which is then added to the FP32 one with
+ * ordinary round-to-nearest adds (4 FADD per 3 mma; tc_warp_mma_x3 in tc_common.cuh). A CPU
+ * model of the tensor-core arithmetic gives ~0.45x (K = 256) .. 0.35x (K = 4096) the error of
+ * a sequential FP32 FMA loop; tests/test_tf32_accuracy_gpu.c checks <= 2x cuBLAS FP32 SGEMM's
+ * relative Frobenius error. So this rung is NOT flagged reduced precision.
+ * The split is done once per block and stage (tc_split_stage: cvt.rna.satfinite, one FADD,
+ * cvt.rna per element) into a big and a small plane in shared memory, not per fragment in
+ * registers: 4 warps read each A element and 2 each B element, so splitting per fragment did
+ * the work 2.7x over (about 9 instructions per element: ~215 of the ~350 instructions per
+ * warp and k step). The mma loop is now 48 mma, 64 FADD and 48 LDS per warp and k step.
  * Tiles: block 128x128, BK = 32 floats, 8 warps of 64x32, 3-stage cp.async (tc_common.cuh).
- * B fragments are split once per k step, A fragments one 16-row tile at a time (fewer live
- * registers). nvcc -arch=sm_90 -Xptxas -v: 219..231 registers, no spills; dynamic shared
- * memory 3 x (34 .. 36) KB = 102 .. 108 KB (one block of 8 warps per SM).
+ * nvcc -arch=sm_90 -Xptxas -v: 203..250 registers, no spills; dynamic shared memory
+ * 3 stages + 2 split planes = 5 x (34 .. 36) KB = 170 .. 180 KB (one block of 8 warps per SM).
  * Measured: TBD (target >= 1.3x cuBLAS FP32 SGEMM at n = 4096 and 8192).
  */
 #include "tc_common.cuh"

@@ -298,16 +298,22 @@ template <int N> inline void mb_cp_async_wait() { mb_emu_cp_wait(N); }
 
 /*
  * Asynchronous tile load (rungs 9..11): same k-major shared layout. MNC operands move in 16-byte
- * cp.async vectors (a vector that crosses the edge copies only its valid bytes, the rest is
- * zero-filled by the hardware; unaligned matrices use element copies). Operands contiguous along
- * k cannot be transposed by a 16-byte copy, so they move element by element (4- or 8-byte
- * cp.async), consecutive threads on consecutive addresses, each element landing at its
- * transposed place. Out-of-range elements copy 0 bytes (zero fill) from the tile origin, which
- * is always a valid address.
+ * cp.async vectors, but ONLY when the whole vector is inside the matrix and its actual address is
+ * 16-byte aligned (vec: base pointer aligned and ld a multiple of V; tile origins and in-tile
+ * offsets are multiples of V). A vector that crosses the m/n edge, or any vector of an unaligned
+ * matrix, moves element by element (4- or 8-byte cp.async). Operands contiguous along k cannot be
+ * transposed by a 16-byte copy, so they always move element by element, consecutive threads on
+ * consecutive addresses, each element landing at its transposed place.
+ * Out-of-range elements are NOT copied: the thread stores a zero into shared memory directly, so
+ * no cp.async is ever issued with a source outside the matrix. (Run 2: a 16-byte cp.async with
+ * src-size 8 for a vector straddling the n edge was reported by compute-sanitizer as a 16-byte
+ * read past the allocation: the hardware may fetch the whole 16 bytes.) The plain zero stores
+ * become visible with the cp.async data at the next __syncthreads, and they go to the stage being
+ * filled, which no thread reads before that barrier.
  */
 template <typename T, bool MNC, int R, int BK, int NT, int LDS>
-__device__ __forceinline__ void mb_load_tile_async(T *s, const T *X, int64_t ld, int rem_r,
-                                                   int rem_p, bool vec, int tid) {
+__device__ __forceinline__ void mb_load_tile_async_edge(T *s, const T *X, int64_t ld, int rem_r,
+                                                        int rem_p, bool vec, int tid) {
     constexpr int V = 16 / sizeof(T);
     constexpr int S = (int)sizeof(T);
     if (MNC) {
@@ -321,15 +327,15 @@ __device__ __forceinline__ void mb_load_tile_async(T *s, const T *X, int64_t ld,
             const int p = pt + e * (NT / VPR);
             const T *src = X + r + (int64_t)p * ld;
             T *dst = s + p * LDS + r;
-            if (vec) {
-                int valid = p < rem_p ? rem_r - r : 0;
-                valid = valid < 0 ? 0 : (valid > V ? V : valid);
-                mb_cp_async16(dst, valid ? src : X, valid * S);
+            if (vec && p < rem_p && r + V <= rem_r) {
+                mb_cp_async16(dst, src, 16);
             } else {
 #pragma unroll
                 for (int x = 0; x < V; ++x) {
-                    const bool ok = p < rem_p && r + x < rem_r;
-                    mb_cp_async_small<S>(dst + x, ok ? src + x : X, ok ? S : 0);
+                    if (p < rem_p && r + x < rem_r)
+                        mb_cp_async_small<S>(dst + x, src + x, S);
+                    else
+                        dst[x] = T(0);
                 }
             }
         }
@@ -341,10 +347,68 @@ __device__ __forceinline__ void mb_load_tile_async(T *s, const T *X, int64_t ld,
 #pragma unroll
         for (int e = 0; e < E; ++e) {
             const int r = rt + e * (NT / BK);
-            const bool ok = p < rem_p && r < rem_r;
-            mb_cp_async_small<S>(s + p * LDS + r, ok ? X + p + (int64_t)r * ld : X, ok ? S : 0);
+            if (p < rem_p && r < rem_r)
+                mb_cp_async_small<S>(s + p * LDS + r, X + p + (int64_t)r * ld, S);
+            else
+                s[p * LDS + r] = T(0);
         }
     }
+}
+
+/*
+ * The same copies for a tile wholly inside the matrix: no predicate, no zero fill, no
+ * per-element branch. MNC operands use 16-byte copies when the matrix allows vectors (vec),
+ * else unguarded element copies (odd ld or misaligned pointer, e.g. 4097 x 4095 x 4099: without
+ * this every tile of such a matrix took the guarded path). Run 2's SASS of rung 10 spent ~290
+ * instructions per k-tile in the guarded loader (64-bit address, edge test and branch per
+ * element) against 1024 FFMA; this path issues the copies from one 64-bit base pointer per
+ * thread plus constant strides, about 30-40 instructions for the same tile.
+ */
+template <typename T, bool MNC, int R, int BK, int NT, int LDS>
+__device__ __forceinline__ void mb_load_tile_async_full(T *s, const T *X, int64_t ld, bool vec,
+                                                        int tid) {
+    constexpr int V = 16 / sizeof(T);
+    constexpr int S = (int)sizeof(T);
+    if (MNC) {
+        constexpr int VPR = R / V;
+        constexpr int E = R * BK / V / NT;
+        const int r = (tid % VPR) * V, pt = tid / VPR;
+        const T *src = X + r + (int64_t)pt * ld;
+        const int64_t step = (int64_t)(NT / VPR) * ld;
+        T *dst = s + pt * LDS + r;
+        if (vec) {
+#pragma unroll
+            for (int e = 0; e < E; ++e)
+                mb_cp_async16(dst + e * (NT / VPR) * LDS, src + e * step, 16);
+        } else {
+#pragma unroll
+            for (int e = 0; e < E; ++e)
+#pragma unroll
+                for (int x = 0; x < V; ++x)
+                    mb_cp_async_small<S>(dst + e * (NT / VPR) * LDS + x, src + e * step + x, S);
+        }
+    } else {
+        constexpr int E = R * BK / NT;
+        const int p = tid % BK, rt = tid / BK;
+        const T *src = X + p + (int64_t)rt * ld;
+        const int64_t step = (int64_t)(NT / BK) * ld;
+        T *dst = s + p * LDS + rt;
+        (void)vec;
+#pragma unroll
+        for (int e = 0; e < E; ++e) mb_cp_async_small<S>(dst + e * (NT / BK), src + e * step, S);
+    }
+}
+
+/* Tile loader of rungs 9..11: the unguarded copies when the whole tile is inside the matrix (a
+ * block-uniform branch, taken by every tile but the last row/column of tiles and the last
+ * k-tile), the guarded ones otherwise. */
+template <typename T, bool MNC, int R, int BK, int NT, int LDS>
+__device__ __forceinline__ void mb_load_tile_async(T *s, const T *X, int64_t ld, int rem_r,
+                                                   int rem_p, bool vec, int tid) {
+    if (rem_r == R && rem_p == BK)
+        mb_load_tile_async_full<T, MNC, R, BK, NT, LDS>(s, X, ld, vec, tid);
+    else
+        mb_load_tile_async_edge<T, MNC, R, BK, NT, LDS>(s, X, ld, rem_r, rem_p, vec, tid);
 }
 
 #endif

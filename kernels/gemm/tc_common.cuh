@@ -4,7 +4,10 @@
  * only in the element type, the tile shape and the "op" (how a fragment is multiplied):
  *   TC_OP_DMMA   double, mma.sync m16n8k8 .f64 (sm_90; four m8n8k4 on sm_80)
  *   TC_OP_TF32   float, operands rounded to TF32 (cvt.rna), one m16n8k8 .tf32 per product
- *   TC_OP_TF32X3 float, x = big + small (both TF32), big*small + small*big + big*big
+ *   TC_OP_TF32X3 float, x = big + small (both TF32; each stage split once per block into a
+ *                big and a small plane in shared memory, tc_split_stage), small*big +
+ *                big*small + big*big into a fresh accumulator per k step, added to the FP32
+ *                accumulator outside the tensor core (round to nearest; tc_warp_mma_x3)
  *
  * Layout (column-major after normalisation). Each operand tile is kept in shared memory in the
  * order of its contiguous global dimension, so a 16-byte cp.async copies 16 contiguous bytes:
@@ -23,14 +26,18 @@
  *   C (16x8):  c[v] = C[g + 8 * (v >> 1)][2 * t + (v & 1)],  v = 0..3
  *
  * Alignment: the 16-byte cp.async path is used for an operand only when its base pointer is
- * 16-byte aligned and ld * sizeof(T) is a multiple of 16 (then every chunk start is aligned);
- * otherwise every element is copied with a 4- or 8-byte cp.async. Outside the matrix the
- * copies zero-fill (src-size < cp-size), so partial tiles in m, n and k need no special case.
- * beta == 0: C is never read.
+ * 16-byte aligned and ld * sizeof(T) is a multiple of 16 (every chunk starts at base + (a
+ * multiple of ld) + (a multiple of 16 bytes): tile offsets in m, n and k are multiples of the
+ * chunk); otherwise every element is copied with a 4- or 8-byte cp.async. A copy never names
+ * an address outside the matrix: the last, partial chunk of a row is copied element by
+ * element, and tile parts outside the matrix are zeroed by plain shared-memory stores (no
+ * zero-filling cp.async with a dummy source, whose cp-size range compute-sanitizer checks).
+ * So partial tiles in m, n and k need no special case. beta == 0: C is never read.
  */
 #ifndef MINIBLAS_GEMM_TC_COMMON_CUH
 #define MINIBLAS_GEMM_TC_COMMON_CUH
 
+#include <string.h> /* memcpy: the host bit casts of the CPU emulation */
 #include "../common/common.cuh"
 
 #define TC_OP_DMMA 0
@@ -70,8 +77,11 @@ struct tc_cfg {
     /* Elements of one stage of A / B in each layout. */
     static constexpr int a_elems(bool akc) { return akc ? BM * LD_K : BK * LD_AM; }
     static constexpr int b_elems(bool bkc) { return bkc ? BN * LD_K : BK * LD_BN; }
-    static constexpr size_t smem_bytes(bool akc, bool bkc) {
-        return (size_t)STAGES * (size_t)(a_elems(akc) + b_elems(bkc)) * sizeof(T);
+    /* 3xTF32 adds one split copy of the current stage: a plane of big and a plane of small
+     * parts, each in the stage's layout (same pads, so fragment reads stay conflict-free). */
+    static constexpr size_t smem_bytes(bool akc, bool bkc, bool split = false) {
+        return (size_t)STAGES * (size_t)(a_elems(akc) + b_elems(bkc)) * sizeof(T) +
+               (split ? (size_t)2 * (size_t)(a_elems(akc) + b_elems(bkc)) * sizeof(T) : 0);
     }
 };
 
@@ -340,12 +350,86 @@ TC_UNROLL
                                                 wn0 + ni * 8 + tc_frag_b_col(lane))];
 }
 
-/* x = big + small with big = tf32(x), small = tf32(x - big) (x - big is exact in fp32). For a
- * non-finite x, small = 0 so that inf stays inf instead of becoming inf - inf = NaN. */
-__device__ __forceinline__ void tc_split_tf32(float x, unsigned &big, unsigned &small) {
-    big = tc_to_tf32(x);
-    const float bf = __uint_as_float(big);
-    small = fabsf(bf) < __int_as_float(0x7f800000) ? tc_to_tf32(x - bf) : 0u;
+/* Bit casts usable on host (the CPU emulation) and device. */
+TC_HD unsigned tc_f2u(float f) {
+#ifdef __CUDA_ARCH__
+    return __float_as_uint(f);
+#else
+    unsigned u;
+    memcpy(&u, &f, 4);
+    return u;
+#endif
+}
+TC_HD float tc_u2f(unsigned u) {
+#ifdef __CUDA_ARCH__
+    return __uint_as_float(u);
+#else
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+#endif
+}
+
+/* x = big + small with big = tf32(x), small = tf32(x - big); x - big is exact in fp32 (big
+ * has x's sign and exponent and agrees with x in the leading bits), so x = big + small to
+ * ~2^-22 relative (small keeps 11 of the 13 bits of the residual). big saturates to the
+ * largest finite TF32 (.satfinite): then x = +-inf gives small = +-inf (the product stays
+ * inf, not inf - inf = NaN), x near FLT_MAX does not round up to inf, and NaN stays NaN. */
+TC_HD void tc_split_tf32(float x, unsigned &big, unsigned &small) {
+#if TC_HAS_MMA
+    asm("cvt.rna.satfinite.tf32.f32 %0, %1;\n" : "=r"(big) : "f"(x));
+    small = tc_to_tf32(x - __uint_as_float(big));
+#elif defined(__CUDA_ARCH__) /* before sm_80: no mma, never used */
+    big = __float_as_uint(x);
+    small = 0u;
+#else /* host (CPU emulation): the same rounding in integer arithmetic, finite x only */
+    const unsigned u = tc_f2u(x);
+    big = (u + 0x1000u) & 0xffffe000u;
+    small = (tc_f2u(x - tc_u2f(big)) + 0x1000u) & 0xffffe000u;
+#endif
+}
+
+/* 3xTF32: splits the current stage (raw fp32, OUTER rows of INNER contiguous floats, row
+ * stride LDS) once per block into a big and a small plane of the same layout, so that each
+ * element is split once instead of once per warp that reads it (4 warps read each A element,
+ * 2 each B element). Per 4 elements: one 16-byte load, two 16-byte stores. (Planes, not
+ * (big, small) pairs: an mma operand is 4 consecutive registers of big or of small parts, and
+ * pairs loaded with one 8-byte read cost a register move per element.) */
+template <int OUTER, int INNER, int LDS, int NTHREADS>
+TC_HD void tc_split_tile(float *big, float *small, const float *src, int tid) {
+    constexpr int CPR = INNER / 4, TOTAL = OUTER * CPR;
+    static_assert(TOTAL % NTHREADS == 0, "every thread splits the same number of chunks");
+TC_UNROLL
+    for (int it = 0; it < TOTAL / NTHREADS; ++it) {
+        const int c = tid + it * NTHREADS;
+        const int idx = (c / CPR) * LDS + (c % CPR) * 4;
+        const float4 x = *(const float4 *)(src + idx);
+        unsigned b[4], sm[4];
+        tc_split_tf32(x.x, b[0], sm[0]);
+        tc_split_tf32(x.y, b[1], sm[1]);
+        tc_split_tf32(x.z, b[2], sm[2]);
+        tc_split_tf32(x.w, b[3], sm[3]);
+        *(float4 *)(big + idx) =
+            make_float4(tc_u2f(b[0]), tc_u2f(b[1]), tc_u2f(b[2]), tc_u2f(b[3]));
+        *(float4 *)(small + idx) =
+            make_float4(tc_u2f(sm[0]), tc_u2f(sm[1]), tc_u2f(sm[2]), tc_u2f(sm[3]));
+    }
+}
+/* Split planes of one stage: big A at sX, small A at sX + AE, big B at sX + 2 AE, small B at
+ * sX + 2 AE + BE (AE, BE: elements of an A / B stage). */
+template <class Cfg, bool AKC, bool BKC>
+TC_HD void tc_split_stage(float *sX, const float *sA, const float *sB, int tid) {
+    constexpr int AE = Cfg::a_elems(AKC), BE = Cfg::b_elems(BKC);
+    if (AKC)
+        tc_split_tile<Cfg::BM, Cfg::BK, Cfg::LD_K, Cfg::NTHREADS>(sX, sX + AE, sA, tid);
+    else
+        tc_split_tile<Cfg::BK, Cfg::BM, Cfg::LD_AM, Cfg::NTHREADS>(sX, sX + AE, sA, tid);
+    if (BKC)
+        tc_split_tile<Cfg::BN, Cfg::BK, Cfg::LD_K, Cfg::NTHREADS>(sX + 2 * AE, sX + 2 * AE + BE,
+                                                                 sB, tid);
+    else
+        tc_split_tile<Cfg::BK, Cfg::BN, Cfg::LD_BN, Cfg::NTHREADS>(sX + 2 * AE, sX + 2 * AE + BE,
+                                                                  sB, tid);
 }
 
 template <class Cfg, int OP, bool AKC, bool BKC>
@@ -354,7 +438,7 @@ __device__ __forceinline__ void tc_warp_mma(typename Cfg::T (&acc)[Cfg::MI][Cfg:
                                             int wm0, int wn0, int lane) {
     typedef typename Cfg::T T;
     /* Unrolled by 2, not fully: full unrolling lets ptxas hoist the fragment loads of every
-     * k step, and the 3xTF32 kernel then hits 255 registers and spills. */
+     * k step and the 128x128 FP64 kernel runs out of registers. */
 #pragma unroll 2
     for (int kk = 0; kk < Cfg::BK; kk += Cfg::KSTEP) {
         if constexpr (OP == TC_OP_DMMA) {
@@ -382,41 +466,84 @@ __device__ __forceinline__ void tc_warp_mma(typename Cfg::T (&acc)[Cfg::MI][Cfg:
             for (int mi = 0; mi < Cfg::MI; ++mi)
 #pragma unroll
                 for (int ni = 0; ni < Cfg::NI; ++ni) tc_mma_tf32(acc[mi][ni], ta[mi], tb[ni]);
-        } else { /* TC_OP_TF32X3: B split once, then A one row tile at a time (registers) */
-            T b[Cfg::NI][2];
-            tc_gather_b<Cfg, BKC>(b, sB, wn0, kk, lane);
-            unsigned bb[Cfg::NI][2], bs[Cfg::NI][2];
+        }
+    }
+}
+
+/* 3xTF32 on one stage. The tensor core's FP32 accumulation is not round-to-nearest (the
+ * aligned addends are truncated and the sum is rounded toward zero), so an accumulator that
+ * lives in mma for the whole K drifts toward zero by a fraction of an ulp per mma: an error
+ * that grows linearly with K (measured on an H200 with that design: 12x cuBLAS FP32 SGEMM's
+ * error at K = 256, 26x at K = 4096). Instead, every TC_X3_KSPAN k steps (8 deep each), the
+ * products of a 16x8 tile go into a fresh accumulator t, small cross terms first and the large
+ * product last; t (an 8..16-term partial sum, whose truncation errors have random sign) is then
+ * added to acc with ordinary round-to-nearest FP32 adds outside the tensor core (Ootomo and
+ * Yokota 2022). A CPU model of the arithmetic (exact products, addends aligned and truncated,
+ * sum rounded toward zero; it reproduces the linear growth measured), K = 256 / 4096, inputs
+ * uniform in [-1, 1]: relative Frobenius error 1.4e-7 / 4.1e-7 with TC_X3_KSPAN = 1, 1.7..2.4e-7
+ * / 3.3..3.6e-7 with 2 (half the FADDs), 3.0e-7 / 1.2e-6 for a sequential FP32 FMA loop
+ * (cuBLAS FP32 SGEMM on the H200: 1.5e-7 / 1.1e-6; the test allows 2x cuBLAS).
+ * Operands come from the split planes (tc_split_stage); B fragments of the span are loaded
+ * once, A fragments one 16-row tile at a time (registers). */
+#ifndef TC_X3_KSPAN
+#define TC_X3_KSPAN 1
+#endif
+template <class Cfg, bool AKC, bool BKC>
+__device__ __forceinline__ void tc_warp_mma_x3(float (&acc)[Cfg::MI][Cfg::NI][4], const float *sX,
+                                               int wm0, int wn0, int lane) {
+    constexpr int KS = TC_X3_KSPAN;
+    constexpr int AE = Cfg::a_elems(AKC), BE = Cfg::b_elems(BKC);
+    static_assert(KS >= 1 && Cfg::BK % (KS * Cfg::KSTEP) == 0, "k span must divide BK");
+    const float *sAb = sX, *sAs = sX + AE, *sBb = sX + 2 * AE, *sBs = sX + 2 * AE + BE;
+    /* Not unrolled: unrolling lets ptxas hoist the fragment loads of later k steps, and the
+     * kernel then runs out of registers and spills. */
+#pragma unroll 1
+    for (int k0 = 0; k0 < Cfg::BK; k0 += KS * Cfg::KSTEP) {
+        float fb[Cfg::NI][2];
+        unsigned bb[KS][Cfg::NI][2], bs[KS][Cfg::NI][2];
+#pragma unroll
+        for (int s = 0; s < KS; ++s) {
+            tc_gather_b<Cfg, BKC>(fb, sBb, wn0, k0 + s * Cfg::KSTEP, lane);
 #pragma unroll
             for (int ni = 0; ni < Cfg::NI; ++ni)
 #pragma unroll
-                for (int v = 0; v < 2; ++v) tc_split_tf32(b[ni][v], bb[ni][v], bs[ni][v]);
+                for (int v = 0; v < 2; ++v) bb[s][ni][v] = __float_as_uint(fb[ni][v]);
+            tc_gather_b<Cfg, BKC>(fb, sBs, wn0, k0 + s * Cfg::KSTEP, lane);
 #pragma unroll
-            for (int mi = 0; mi < Cfg::MI; ++mi) {
-                T a[4];
-                tc_gather_a1<Cfg, AKC>(a, sA, wm0, mi, kk, lane);
+            for (int ni = 0; ni < Cfg::NI; ++ni)
+#pragma unroll
+                for (int v = 0; v < 2; ++v) bs[s][ni][v] = __float_as_uint(fb[ni][v]);
+        }
+#pragma unroll
+        for (int mi = 0; mi < Cfg::MI; ++mi) {
+            float t[Cfg::NI][4];
+#pragma unroll
+            for (int s = 0; s < KS; ++s) {
+                float fa[4];
                 unsigned ab[4], as[4];
+                tc_gather_a1<Cfg, AKC>(fa, sAb, wm0, mi, k0 + s * Cfg::KSTEP, lane);
 #pragma unroll
-                for (int v = 0; v < 4; ++v) tc_split_tf32(a[v], ab[v], as[v]);
-                /* The tensor core's FP32 accumulation is not round-to-nearest (the aligned
-                 * addends are truncated and the sum is rounded toward zero), so a long-lived
-                 * accumulator inside mma drifts toward zero by ~1/2 ulp per mma: an error
-                 * growing linearly with K (measured: 12..26x cuBLAS FP32 at K = 256..4096).
-                 * Instead each k step's three products go into a fresh accumulator t (whose
-                 * truncation errors are relative to one 8-term partial sum and have random
-                 * sign), small cross terms first, the large product last; t is then added to
-                 * acc with ordinary round-to-nearest FP32 adds (Ootomo & Yokota 2022). */
-                float t[Cfg::NI][4];
+                for (int v = 0; v < 4; ++v) ab[v] = __float_as_uint(fa[v]);
+                tc_gather_a1<Cfg, AKC>(fa, sAs, wm0, mi, k0 + s * Cfg::KSTEP, lane);
 #pragma unroll
-                for (int ni = 0; ni < Cfg::NI; ++ni) tc_mma_tf32_zero(t[ni], as, bb[ni]);
+                for (int v = 0; v < 4; ++v) as[v] = __float_as_uint(fa[v]);
+                /* Each pass over ni is NI independent mma: dependent ones are NI apart. */
 #pragma unroll
-                for (int ni = 0; ni < Cfg::NI; ++ni) tc_mma_tf32(t[ni], ab, bs[ni]);
+                for (int ni = 0; ni < Cfg::NI; ++ni) {
+                    if (s == 0)
+                        tc_mma_tf32_zero(t[ni], as, bb[s][ni]);
+                    else
+                        tc_mma_tf32(t[ni], as, bb[s][ni]);
+                }
 #pragma unroll
-                for (int ni = 0; ni < Cfg::NI; ++ni) tc_mma_tf32(t[ni], ab, bb[ni]);
+                for (int ni = 0; ni < Cfg::NI; ++ni) tc_mma_tf32(t[ni], ab, bs[s][ni]);
 #pragma unroll
-                for (int ni = 0; ni < Cfg::NI; ++ni)
-#pragma unroll
-                    for (int v = 0; v < 4; ++v) acc[mi][ni][v] += t[ni][v];
+                for (int ni = 0; ni < Cfg::NI; ++ni) tc_mma_tf32(t[ni], ab, bb[s][ni]);
             }
+#pragma unroll
+            for (int ni = 0; ni < Cfg::NI; ++ni)
+#pragma unroll
+                for (int v = 0; v < 4; ++v) acc[mi][ni][v] += t[ni][v];
         }
     }
 }
@@ -437,6 +564,9 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
     constexpr int AE = Cfg::a_elems(AKC), BE = Cfg::b_elems(BKC);
     T *sA = (T *)tc_smem;
     T *sB = sA + Cfg::STAGES * AE;
+    /* 3xTF32: the split planes of the current stage follow the stages (16-byte aligned: AE
+     * and BE are multiples of 16 bytes). */
+    float *sX = (float *)(sB + Cfg::STAGES * BE);
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int wm0 = (warp % Cfg::WARPS_M) * Cfg::WM, wn0 = (warp / Cfg::WARPS_M) * Cfg::WN;
     const int64_t KT = (p.k + Cfg::BK - 1) / Cfg::BK;
@@ -474,7 +604,15 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
                 tc_load_stage<Cfg, AKC, BKC>(sA + ls * AE, sB + ls * BE, p, m0, n0, nk, a_vec,
                                              b_vec, tid);
             tc_cp_async_commit();
-            tc_warp_mma<Cfg, OP, AKC, BKC>(acc, sA + cs * AE, sB + cs * BE, wm0, wn0, lane);
+            if constexpr (OP == TC_OP_TF32X3) {
+                /* The split copy is free: every warp finished the previous k-tile's mma
+                 * before the barrier above. The barrier below publishes it. */
+                tc_split_stage<Cfg, AKC, BKC>(sX, (const float *)(sA + cs * AE),
+                                              (const float *)(sB + cs * BE), tid);
+                __syncthreads();
+                tc_warp_mma_x3<Cfg, AKC, BKC>(acc, sX, wm0, wn0, lane);
+            } else
+                tc_warp_mma<Cfg, OP, AKC, BKC>(acc, sA + cs * AE, sB + cs * BE, wm0, wn0, lane);
             cs = cs + 1 == Cfg::STAGES ? 0 : cs + 1;
             ls = ls + 1 == Cfg::STAGES ? 0 : ls + 1;
         }
@@ -525,7 +663,7 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
 template <class Cfg, int OP, bool AKC, bool BKC>
 static cudaError_t tc_gemm_launch_t(const mb_gemm_args *p, cudaStream_t s) {
     typedef typename Cfg::T T;
-    const size_t smem = Cfg::smem_bytes(AKC, BKC);
+    const size_t smem = Cfg::smem_bytes(AKC, BKC, OP == TC_OP_TF32X3);
     cudaError_t e = cudaFuncSetAttribute(tc_gemm_kernel<Cfg, OP, AKC, BKC>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (e != cudaSuccess) return e;
