@@ -4,7 +4,8 @@
 # the benchmark. Logs go to OUTDIR (at most 8 files, so the device tool can bring them back).
 #
 #   tests/gpu-verify.sh OUTDIR [phases] [-- miniblas-bench arguments]
-#   phases: comma list of build,test,memcheck,racecheck,bench (default: all of them)
+#   phases: comma list of build,test,memcheck,racecheck,bench,conflicts,cblas
+#           (default: build,test,memcheck,racecheck,bench)
 #
 # Each phase has a time limit (MB_T_<PHASE> seconds) so a slow phase cannot eat the others.
 # On the lent GPU machine, first: source .device-deps/setup.sh (OpenBLAS).
@@ -65,9 +66,22 @@ if has racecheck; then sanitize racecheck 'gemm|omatcopy|reduce' >>"$out/sanitiz
 if has bench; then
   t0=$(date +%s)
   timeout "${MB_T_BENCH:-420}" "$build/perf/miniblas-bench" --csv "$out/bench.csv" --json "$out/bench.json" \
-    "${bench_args[@]}" >"$out/bench.txt" 2>"$out/bench.err"
+    "${bench_args[@]}" >"$out/bench.txt" 2>"$out/.bench.err"
   rc=$?
   note "bench: rc=$rc in $(( $(date +%s) - t0 )) s"
-  tail -5 "$out/bench.err" >>"$summary"
+  grep -vE '^\[[0-9]+/[0-9]+\]|timing [0-9]+ trials' "$out/.bench.err" | tail -20 >>"$summary"
+  rm -f "$out/.bench.err"
+fi
+
+# Extra measurements, all into one file: bank conflicts (Nsight Compute) and the cblas layer.
+if has conflicts; then
+  t0=$(date +%s)
+  timeout "${MB_T_CONFLICTS:-240}" "$root/perf/bank-conflicts.sh" "$build" >>"$out/extra.txt" 2>&1
+  note "conflicts: rc=$? in $(( $(date +%s) - t0 )) s"
+fi
+if has cblas && [ -x "$build/perf/miniblas-cblas-bench" ]; then
+  t0=$(date +%s)
+  timeout "${MB_T_CBLAS:-300}" "$build/perf/miniblas-cblas-bench" ${MB_CBLAS_ARGS:-} >>"$out/extra.txt" 2>&1
+  note "cblas bench: rc=$? in $(( $(date +%s) - t0 )) s"
 fi
 exit 0
