@@ -28,9 +28,11 @@ echo "   benchmark is skipped. Running the CPU-side example instead."
 echo
 echo "-- the rung ladder of every op (what the benchmark would time):"
 "$build/perf/miniblas-bench" --list
-for ex in "$build"/docs/examples/cblas_example; do
-  [ -x "$ex" ] || continue
+ex=$build/tests/cblas_example_relinked
+if [ -x "$ex" ]; then
   echo
-  echo "-- a standard cblas program through libminiblas_cblas (CPU path: no GPU):"
-  "$ex"
-done
+  echo "-- a plain cblas.h program (docs/examples/cblas_example.c) relinked against"
+  echo "   libminiblas_cblas: with no GPU every call runs on the CPU BLAS (MINIBLAS_CBLAS_VERBOSE=2"
+  echo "   prints the path of each call):"
+  MINIBLAS_CBLAS_VERBOSE=2 "$ex"
+fi
