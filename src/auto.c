@@ -32,14 +32,14 @@ static int64_t size_of(miniblas_op_t op, const mb_shape *s) {
 /* Measured on an NVIDIA H200 (miniblas-bench, docs/gemm-ladder.md, docs/reduction-ladder.md,
  * docs/transpose-ladder.md). sgemm: `tuned` chooses its own tiles per shape class.
  * dgemm: FP64 tensor cores (sm_80 and later) beat every SIMT rung at every size measured.
- * omatcopy: `vectorized` for float; `multi` for double (it beat vectorized at 1024 and 4096).
+ * omatcopy: `vectorized` (16-byte accesses, tile sized to the matrix) at every size measured.
  * Reductions: `singlepass` is fastest from 2^10 to 2^28 (one launch, no second pass). */
 static const mb_auto_rule rules[] = {
     {MINIBLAS_OP_SGEMM, -1, -1, 0, "tuned"},
     {MINIBLAS_OP_DGEMM, -1, -1, 8, "dmma"},
     {MINIBLAS_OP_DGEMM, -1, -1, 0, "tuned"},
     {MINIBLAS_OP_SOMATCOPY, -1, -1, 0, "vectorized"},
-    {MINIBLAS_OP_DOMATCOPY, -1, -1, 0, "multi"},
+    {MINIBLAS_OP_DOMATCOPY, -1, -1, 0, "vectorized"},
     {MINIBLAS_OP_SASUM, -1, -1, 0, "singlepass"},
     {MINIBLAS_OP_DASUM, -1, -1, 0, "singlepass"},
     {MINIBLAS_OP_SDOT, -1, -1, 0, "singlepass"},
