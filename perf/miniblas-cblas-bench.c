@@ -39,7 +39,8 @@
  * implementation is marked WRONG and the exit status is 1.
  * Probe (once, first): pinned and pageable H2D/D2H bandwidth, cudaHostRegister/Unregister
  * cost and registered H2D bandwidth on a --probe-mb buffer, and pageable<->pinned memcpy
- * bandwidth with 1..16 threads (pthreads).
+ * bandwidth with 1..16 threads (pthreads), and the cost of one cudaPointerGetAttributes on
+ * pageable memory (the layer's operand check on every host-pointer call).
  *
  * Exit status: 0 all correct; 1 a result was WRONG or a call failed; 2 bad usage, no CUDA
  * device, or a library could not be loaded.
@@ -339,6 +340,7 @@ typedef struct probe_t {
     double cp_in_best, cp_out_best;
     int layer_threads;
     double cp_in_layer, cp_out_layer;
+    double ptrattr_s; /* one cudaPointerGetAttributes on pageable memory (the layer's check) */
 } probe_t;
 static probe_t P;
 
@@ -429,6 +431,20 @@ static int run_probe(void) {
         CUCK(cudaHostUnregister(page));
         us[r] = now() - t;
     }
+    /* the layer classifies every operand of a host-pointer call (MINIBLAS_CBLAS_PTR_CHECK) */
+    {
+        double pa[5];
+        struct cudaPointerAttributes at;
+        for (int r = 0; r < 5; ++r) {
+            double t = now();
+            for (int q = 0; q < 20000; ++q) {
+                if (cudaPointerGetAttributes(&at, page + ((size_t)q * 64) % bytes) != cudaSuccess)
+                    cudaGetLastError();
+            }
+            pa[r] = (now() - t) / 20000;
+        }
+        P.ptrattr_s = median(pa, 5);
+    }
     P.reg_s = median(rs, 3);
     P.unreg_s = median(us, 3);
     P.h2d_reg = (double)bytes / median(hs, 3);
@@ -456,6 +472,8 @@ static void print_probe(FILE *f, const char *pre) {
         fprintf(f, "  %d: %.1f/%.1f", P.nthr[i], P.cp_in[i] / G, P.cp_out[i] / G);
     fprintf(f, "\n%s  the layer's %d copy threads: %.1f/%.1f GB/s\n", pre, P.layer_threads,
             P.cp_in_layer / G, P.cp_out_layer / G);
+    fprintf(f, "%s  cudaPointerGetAttributes on pageable memory: %.0f ns per call (the layer's "
+               "operand check, per operand of a host-pointer call)\n", pre, P.ptrattr_s * 1e9);
 }
 
 /* Time of moving in_b bytes to the GPU and out_b back, by each way (reg_b: the bytes that
@@ -1639,8 +1657,8 @@ int main(int argc, char **argv) {
     extern char **environ;
     for (char **e = environ; *e; ++e)
         if (!strncmp(*e, "MINIBLAS_", 9)) printf("  env %s\n", *e);
-    printf("  timing: host clock per call, median of up to %d trials of >= %.0f ms; budget %.0f s "
-           "per implementation and row; OpenBLAS skipped beyond %.0f s per call; alpha %g, beta %g\n",
+    printf("  timing: host clock per call, median of up to %d trials of >= %g ms; budget %g s "
+           "per implementation and row; OpenBLAS skipped beyond %g s per call; alpha %g, beta %g\n",
            O.trials, O.min_time * 1e3, O.budget, O.max_seconds, O.alpha, O.beta);
 
     if (O.csv) {
