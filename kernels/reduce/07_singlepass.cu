@@ -37,6 +37,32 @@
  * the floor at 2^20 under the benchmark's method: every call reads DRAM, so ddot's 16 MB
  * alone take 3.75 us at 4477 GB/s and the 5 us target is out of reach for ddot there.
  *
+ * Measured, run 3 (same method): n = 2^10: 2.9-3.8 us; n = 2^20: sasum 4.11 us, dasum 5.81,
+ * sdot 4.89, ddot 7.51 (1.6-2.0x cuBLAS); sdot/ddot 2^26-2^28: 99-101% of streaming read.
+ * But asum at large n regressed: sasum 2^26 83.0 us (72%; shuffle 64.7), 2^28 318 us (75%;
+ * shuffle 241); dasum 2^28 625 us (77%, slower than cuBLAS's 541; shuffle 478). Both asums
+ * lost the same 24% from 2^24 up, dot nothing.
+ *
+ * Changes after run 3:
+ *  - Trigger placement: the next launch is let in at once only for calls reading <= 16 MB
+ *    (where overlapping it is most of the gain); above that, each block triggers after its
+ *    loads are done. Launching the dependent grid at the very start of a long grid is the
+ *    only run-2 -> run-3 change on the large-n path, and the usual advice is not to: its
+ *    blocks compete with the running grid for SM resources (asum, with half of dot's bytes
+ *    in flight, had no margin). Expected: asum back to >= 99% at 2^26-2^28 (run 2: 99.5%).
+ *  - 128 bytes in flight per thread for asum too: 8 vectors per round (was 4; dot keeps 4 x
+ *    and 4 y). The last, partial round now uses clamped unconditional loads (index past the
+ *    end -> last vector, term -> 0) instead of guarded ones: with guarded loads ptxas had
+ *    interleaved loads and adds in the main loop (SASS: 4-5 loads before the first add, not
+ *    8, in dot as well); now all 8 are issued first in all four kernels (checked in SASS).
+ *  - L2 prefetch before the PDL wait (unit stride): threads 0..U-1 of each block issue one
+ *    bulk prefetch (cp.async.bulk.prefetch.L2, 4 KB) per stream for the vectors the block
+ *    reads in its first round. Safe before the wait: it returns no data, and L2 is where
+ *    every write of the previous grid lands. At n <= 2^20 the first round is everything, so
+ *    the next call's DRAM reads overlap this call's tail (last block's combine, grid
+ *    completion, flush) instead of starting after it. Expected at 2^20: ddot 7.5 -> ~5 us
+ *    (16 MB is 3.7 us of transfer), dasum 5.8 -> ~4 us, sasum/sdot -0.5 us.
+ *
  * Determinism: the grid depends only on n, the increments and the device; the split of a
  * unit-stride vector into a scalar head, 16-byte vectors and a scalar tail depends on the
  * address of x modulo 16, so the same values stored at another alignment may round
@@ -49,7 +75,10 @@
 
 #define SP_THREADS 256
 #define SP_BLOCKS_PER_SM 4
-#define SP_UNROLL 4        /* 16-byte vectors per thread per round, unit stride */
+#define SP_VEC_BYTES 128   /* bytes in flight per thread per round, unit stride (asum 8 x 16 B,
+                              dot 2 x 4 x 16 B) */
+#define SP_EARLY_TRIGGER_BYTES (16u << 20) /* bytes read up to this: trigger the next launch at
+                                              once; above it, after this grid's loads */
 #define SP_SUNROLL 8       /* elements per thread per round, strided path */
 #define SP_MIN_PER_THREAD 2 /* grid: each thread gets at least this many loads before more blocks */
 #define SP_COMBINE_DEPTH 4  /* partial loads in flight per thread of the last block */
@@ -104,6 +133,14 @@ __device__ __forceinline__ unsigned sp_ticket(unsigned *counter, unsigned wrap) 
     return old;
 }
 
+/* Bulk prefetch of [p, p + bytes) into L2 (sm_90 cp.async.bulk.prefetch; p 16-byte aligned,
+ * bytes a multiple of 16). A hint: no data comes back, nothing to wait for. */
+__device__ __forceinline__ void sp_prefetch_l2(const void *p, unsigned bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(bytes) : "memory");
+#endif
+}
+
 /* 16-byte vector of T and the term of one vector pair. */
 template <typename T> struct sp_vec;
 template <> struct sp_vec<float> { typedef float4 type; enum { width = 4 }; };
@@ -155,38 +192,56 @@ __device__ __forceinline__ T sp_thread_sum(const mb_reduce_args &a, int64_t head
     const int64_t gs = (int64_t)gridDim.x * BLOCK;
     T acc0 = 0, acc1 = 0, acc2 = 0, acc3 = 0;
     if (VEC) {
+        /* U vectors per stream per thread per round: asum 8, dot 4 (x and y), i.e. 128 bytes
+         * in flight per thread either way. The last, partial round has the same shape: indices
+         * past the end are clamped to the last vector (a harmless duplicate load) and their
+         * terms replaced by 0, so its loads are unconditional too (with guarded loads there,
+         * ptxas interleaved loads and adds in the main loop: 4-5 loads in flight, not 8). */
+        enum { U = SP_VEC_BYTES / (16 * (IS_DOT ? 2 : 1)) };
         const VT *xv = (const VT *)(x + head);
         const VT *yv = IS_DOT ? (const VT *)(y + head) : xv;
         int64_t i = gtid;
-        for (; i + 3 * gs < nvec; i += 4 * gs) {
-            VT a0 = __ldg(xv + i), a1 = __ldg(xv + i + gs), a2 = __ldg(xv + i + 2 * gs),
-               a3 = __ldg(xv + i + 3 * gs);
-            VT b0 = a0, b1 = a1, b2 = a2, b3 = a3;
+        for (; i + (U - 1) * gs < nvec; i += U * gs) {
+            VT av[U], bv[U];
+#pragma unroll
+            for (int k = 0; k < U; ++k) av[k] = __ldg(xv + i + k * gs);
             if (IS_DOT) {
-                b0 = __ldg(yv + i);
-                b1 = __ldg(yv + i + gs);
-                b2 = __ldg(yv + i + 2 * gs);
-                b3 = __ldg(yv + i + 3 * gs);
+#pragma unroll
+                for (int k = 0; k < U; ++k) bv[k] = __ldg(yv + i + k * gs);
             }
-            acc0 += sp_vterm<IS_DOT>(a0, b0);
-            acc1 += sp_vterm<IS_DOT>(a1, b1);
-            acc2 += sp_vterm<IS_DOT>(a2, b2);
-            acc3 += sp_vterm<IS_DOT>(a3, b3);
+#pragma unroll
+            for (int k = 0; k < U; ++k) {
+                const T t = sp_vterm<IS_DOT>(av[k], IS_DOT ? bv[k] : av[k]);
+                if ((k & 3) == 0) acc0 += t;
+                else if ((k & 3) == 1) acc1 += t;
+                else if ((k & 3) == 2) acc2 += t;
+                else acc3 += t;
+            }
         }
-        if (i < nvec) { /* last round, 1 to 3 vectors: all loads issued before the adds */
-            const bool h1 = i + gs < nvec, h2 = i + 2 * gs < nvec;
-            VT a0 = __ldg(xv + i), a1 = a0, a2 = a0;
-            if (h1) a1 = __ldg(xv + i + gs);
-            if (h2) a2 = __ldg(xv + i + 2 * gs);
-            VT b0 = a0, b1 = a1, b2 = a2;
-            if (IS_DOT) {
-                b0 = __ldg(yv + i);
-                if (h1) b1 = __ldg(yv + i + gs);
-                if (h2) b2 = __ldg(yv + i + 2 * gs);
+        if (i < nvec) { /* last round, 1 to U-1 vectors in range */
+            const int64_t lastv = nvec - 1;
+            VT av[U - 1], bv[U - 1];
+#pragma unroll
+            for (int k = 0; k < U - 1; ++k) {
+                const int64_t j = i + k * gs;
+                av[k] = __ldg(xv + (j < lastv ? j : lastv));
             }
-            acc0 += sp_vterm<IS_DOT>(a0, b0);
-            if (h1) acc1 += sp_vterm<IS_DOT>(a1, b1);
-            if (h2) acc2 += sp_vterm<IS_DOT>(a2, b2);
+            if (IS_DOT) {
+#pragma unroll
+                for (int k = 0; k < U - 1; ++k) {
+                    const int64_t j = i + k * gs;
+                    bv[k] = __ldg(yv + (j < lastv ? j : lastv));
+                }
+            }
+#pragma unroll
+            for (int k = 0; k < U - 1; ++k) {
+                T t = sp_vterm<IS_DOT>(av[k], IS_DOT ? bv[k] : av[k]);
+                if (k > 0 && i + k * gs >= nvec) t = (T)0; /* k = 0 is in range */
+                if ((k & 3) == 0) acc0 += t;
+                else if ((k & 3) == 1) acc1 += t;
+                else if ((k & 3) == 2) acc2 += t;
+                else acc3 += t;
+            }
         }
         /* head: elements 0 .. head-1; tail: head + nvec*W .. n-1; together < 2W <= gs */
         const int64_t tail0 = head + nvec * W, ntail = n - tail0;
@@ -249,14 +304,33 @@ __device__ __forceinline__ T sp_thread_sum(const mb_reduce_args &a, int64_t head
 template <unsigned BLOCK, typename T, bool IS_DOT, bool VEC>
 __global__ void __launch_bounds__(BLOCK, SP_BLOCKS_PER_SM)
     reduce_singlepass_kernel(mb_reduce_args a, int64_t head, int64_t nvec, T *partials,
-                             unsigned *counter) {
+                             unsigned *counter, int early) {
     __shared__ T s[BLOCK / 32];
     __shared__ bool last;
-    /* Nothing is read or written before the previous grid has finished (PDL). The next grid
-     * may start as soon as every block of this one runs: it waits the same way. */
+    if (VEC) {
+        /* Before the PDL wait: ask L2 for this block's first round (U runs of BLOCK vectors
+         * per stream, one bulk prefetch each, by threads 0 .. U-1). Only a hint: it returns
+         * no data, and L2 is where every write of the previous grid lands, so the loads after
+         * the wait still see those writes. Overlaps this call's DRAM reads with the previous
+         * call's tail (its combine, completion and flush). */
+        enum { U = SP_VEC_BYTES / (16 * (IS_DOT ? 2 : 1)) };
+        if (threadIdx.x < U) {
+            const int64_t v0 = (int64_t)blockIdx.x * BLOCK + (int64_t)threadIdx.x * gridDim.x * BLOCK;
+            if (v0 < nvec) {
+                const int64_t cnt = nvec - v0 < (int64_t)BLOCK ? nvec - v0 : (int64_t)BLOCK;
+                sp_prefetch_l2((const T *)a.x + head + v0 * (16 / sizeof(T)), (unsigned)(cnt * 16));
+                if (IS_DOT)
+                    sp_prefetch_l2((const T *)a.y + head + v0 * (16 / sizeof(T)), (unsigned)(cnt * 16));
+            }
+        }
+    }
+    /* Nothing is read or written before the previous grid has finished (PDL). Small calls let
+     * the next launch start at once; large ones only after this grid's loads (launched early,
+     * the next grid's blocks competed with this one's streaming: run 3 asum lost 24%). */
     sp_grid_wait();
-    sp_grid_launch_next();
+    if (early) sp_grid_launch_next();
     T v = sp_thread_sum<BLOCK, T, IS_DOT, VEC>(a, head, nvec);
+    if (!early) sp_grid_launch_next();
     v = sp_block_sum<BLOCK>(v, s);
     if (gridDim.x == 1) { /* small n: no partials, no counter */
         if (threadIdx.x == 0) *(T *)a.result = v;
@@ -289,8 +363,9 @@ __global__ void __launch_bounds__(BLOCK, SP_BLOCKS_PER_SM)
 }
 
 template <unsigned BLOCK, typename T, bool IS_DOT, bool VEC>
-static cudaError_t sp_launch(unsigned blocks, int pdl, const mb_reduce_args *a, int64_t head,
-                             int64_t nvec, T *partials, unsigned *counter, cudaStream_t st) {
+static cudaError_t sp_launch(unsigned blocks, int pdl, int early, const mb_reduce_args *a,
+                             int64_t head, int64_t nvec, T *partials, unsigned *counter,
+                             cudaStream_t st) {
     cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute attr[1] = {};
     cfg.gridDim = dim3(blocks);
@@ -302,7 +377,7 @@ static cudaError_t sp_launch(unsigned blocks, int pdl, const mb_reduce_args *a, 
     cfg.attrs = attr;
     cfg.numAttrs = pdl ? 1 : 0;
     cudaError_t e = cudaLaunchKernelEx(&cfg, reduce_singlepass_kernel<BLOCK, T, IS_DOT, VEC>, *a,
-                                       head, nvec, partials, counter);
+                                       head, nvec, partials, counter, early);
     if (e != cudaSuccess) return e;
     return cudaGetLastError();
 }
@@ -335,11 +410,13 @@ static cudaError_t reduce_singlepass(const mb_reduce_args *a, cudaStream_t st) {
     T *partials = (T *)a->work;
     unsigned *counter = (unsigned *)((char *)a->work + a->work_bytes - 256);
     const int pdl = major >= 9;
+    const int early = blocks == 1 ||
+                      n * (int64_t)sizeof(T) * (IS_DOT ? 2 : 1) <= (int64_t)SP_EARLY_TRIGGER_BYTES;
     if (vec)
-        return sp_launch<SP_THREADS, T, IS_DOT, true>(blocks, pdl, a, head, nvec, partials,
+        return sp_launch<SP_THREADS, T, IS_DOT, true>(blocks, pdl, early, a, head, nvec, partials,
                                                       counter, st);
-    return sp_launch<SP_THREADS, T, IS_DOT, false>(blocks, pdl, a, head, nvec, partials, counter,
-                                                   st);
+    return sp_launch<SP_THREADS, T, IS_DOT, false>(blocks, pdl, early, a, head, nvec, partials,
+                                                   counter, st);
 }
 
 MB_REDUCE_LAUNCHERS(singlepass, reduce_singlepass)

@@ -37,6 +37,25 @@
  *    most of the launch gap between back-to-back calls (the bulk of a 1024^2 call).
  * Expected: >= 3830 GB/s (90% of copy) at 4096^2 for both precisions and above cuBLAS at
  * 1024^2 double (now 7.46 us vs 7.10).
+ *
+ * Measured, run 3 (copy ceiling 4251 GB/s): somatcopy T 4096^2 3769 GB/s (88.7%), 8192x2048
+ * 89.0%, 8192^2 90.3%, 16384^2 90.2% (96.3% of cuBLAS's 3980); domatcopy T 4096^2 88.3%
+ * (96.4% of cuBLAS), 8192^2 87.6% (cuBLAS 4005 GB/s), 16384^2 86.5%, 8192x2048 88.0%.
+ *
+ * Changes after run 3:
+ *  - Tile order: a 1D grid of exactly one block per tile (no grid-stride loop, nothing live
+ *    across tiles), numbered in bands of 32 row tiles, each band walked column of tiles by
+ *    column of tiles (vec_tile_of). The ~1000 tiles in flight then cover ~32 x ~33 tiles: A
+ *    columns read and B columns written in runs of 8-16 KB. Before, blockIdx.x = row tile
+ *    over the whole height: whole A columns in order, but at 16384^2 only ~4 tiles (1 KB) of
+ *    each B column in flight, i.e. writes scattered over ~16000 DRAM pages. Expected: the
+ *    large sizes (8192^2, 16384^2, double most) +2-5%.
+ *  - L2 prefetch before the PDL wait: threads 0..TC-1 of each block issue one bulk prefetch
+ *    (cp.async.bulk.prefetch.L2) of their A column piece of the block's tile (interior tiles).
+ *    A hint that returns no data; L2 is where every write of the previous grid lands, so the
+ *    loads after the wait still see them. Blocks of the next call that become resident while
+ *    this call drains its last wave start their DRAM reads during that tail. Expected: most
+ *    of the tail back at 4096^2 (3.9 waves: +2-3%).
  */
 #include "../common/common.cuh"
 
@@ -80,6 +99,33 @@ __device__ __forceinline__ void vec_grid_launch_next() {
 #endif
 }
 
+/* Bulk prefetch of [p, p + bytes) into L2 (sm_90 cp.async.bulk.prefetch; p 16-byte aligned,
+ * bytes a multiple of 16). A hint: no data comes back, nothing to wait for. */
+__device__ __forceinline__ void vec_prefetch_l2(const void *p, unsigned bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(bytes) : "memory");
+#endif
+}
+
+/*
+ * Tile order: linear tile t -> (row tile ti, column tile tj) of A in bands of VEC_BAND row
+ * tiles, each band walked column of tiles by column of tiles (ti fastest within the band).
+ * Blocks run roughly in t order, so the ~1000 tiles in flight cover about VEC_BAND row tiles x
+ * 1000 / VEC_BAND column tiles: each column of A is read, and each column of B written, in
+ * runs of ~32 consecutive tile pieces (8-16 KB) instead of full columns of A but only ~1 KB
+ * runs of B (the plain ti-fastest order at 16384^2), which is kinder to DRAM pages.
+ */
+#define VEC_BAND 32u
+__device__ __forceinline__ void vec_tile_of(unsigned t, unsigned row_tiles, unsigned col_tiles,
+                                            unsigned *ti, unsigned *tj) {
+    const unsigned per_band = VEC_BAND * col_tiles; /* < 2^31: checked by the launcher */
+    const unsigned band = t / per_band, r = t - band * per_band;
+    const unsigned left = row_tiles - band * VEC_BAND;
+    const unsigned h = left < VEC_BAND ? left : VEC_BAND;
+    *tj = r / h;
+    *ti = band * VEC_BAND + (r - *tj * h);
+}
+
 template <typename T>
 struct __align__(16) vec_t {
     T v[16 / sizeof(T)];
@@ -104,25 +150,34 @@ __device__ __forceinline__ void vec_store_cs(double *p, const vec_t<double> &r) 
  * Needs TC % 32 == 0, TR % 32 == 0, (TR/W) % 8 == 0, (TC/W) % 8 == 0.
  */
 template <typename T, int TR, int TC, bool TRANS>
-__global__ void __launch_bounds__(VEC_THREADS, VEC_BLOCKS_PER_SM) omatcopy_vec_kernel(mb_omatcopy_args a) {
+__global__ void __launch_bounds__(VEC_THREADS, VEC_BLOCKS_PER_SM)
+    omatcopy_vec_kernel(mb_omatcopy_args a, unsigned row_tiles, unsigned col_tiles) {
     enum { W = 16 / sizeof(T), NSLOT = TR * TC / (W * VEC_THREADS), CG = TC / 32, RG = TR / 32 };
     static_assert(TC % 32 == 0 && TR % 32 == 0 && (TR / W) % 8 == 0 && (TC / W) % 8 == 0,
                   "tile shape outside the lane mapping");
     __shared__ T tile[TC][TR + 1]; /* tile[column of A][row of A], padded */
-    vec_grid_wait();               /* PDL: nothing is touched before the previous grid is done */
-    vec_grid_launch_next();
     const T *A = (const T *)a.A;
     T *B = (T *)a.B;
     const T alpha = (T)a.alpha;
     const int tid = threadIdx.x;
     const int64_t rows = a.rows, cols = a.cols, lda = a.lda, ldb = a.ldb;
-    const int64_t row_tiles = (rows + TR - 1) / TR;
-    const int64_t col_tiles = (cols + TC - 1) / TC;
+    /* exactly one block per tile: the grid is row_tiles * col_tiles blocks (< 2^31, checked by
+     * the launcher), so no grid-stride loop and nothing live across tiles */
     const int lv = tid & 7, lc = tid >> 3;
-    for (int64_t tj = blockIdx.y; tj < col_tiles; tj += gridDim.y)
-        for (int64_t ti = blockIdx.x; ti < row_tiles; ti += gridDim.x) {
-            const int64_t i0 = ti * TR, j0 = tj * TC;
-            const bool full = i0 + TR <= rows && j0 + TC <= cols;
+    unsigned ti, tj;
+    vec_tile_of(blockIdx.x, row_tiles, col_tiles, &ti, &tj);
+    /* Before the PDL wait: ask L2 for this tile (its TC column pieces of A, TR elements each,
+     * one bulk prefetch per column by threads 0 .. TC-1). A hint only: no data comes back,
+     * and L2 is where every write of the previous grid lands, so the loads after the wait
+     * still see them. Blocks that become resident while the previous call drains its last
+     * wave keep DRAM busy through that tail. Interior tiles only (aligned and whole). */
+    const int64_t i0 = (int64_t)ti * TR, j0 = (int64_t)tj * TC;
+    const bool full = i0 + TR <= rows && j0 + TC <= cols;
+    if (full && tid < TC) vec_prefetch_l2(A + i0 + (j0 + tid) * lda, (unsigned)(TR * sizeof(T)));
+    vec_grid_wait(); /* PDL: nothing is read or written before the previous grid is done */
+    vec_grid_launch_next();
+    {
+        {
             vec_t<T> r[NSLOT];
             if (full) { /* interior tile: no checks, addresses from one base + constants */
                 const T *p = A + (i0 + W * lv) + (j0 + lc) * lda;
@@ -208,6 +263,7 @@ __global__ void __launch_bounds__(VEC_THREADS, VEC_BLOCKS_PER_SM) omatcopy_vec_k
                 __syncthreads(); /* the tile is read before the next one overwrites it */
             }
         }
+    }
 }
 
 /* Fallback when alignment does not allow vectors: rung 4's kernel (32x32 tile, 32x8 threads,
@@ -273,9 +329,9 @@ template <typename T, int TR, int TC>
 static cudaError_t vec_launch(const mb_omatcopy_args *a, int pdl, cudaStream_t s) {
     cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute attr[1] = {};
-    /* one block per tile (grid-stride only past the grid limits) */
-    cfg.gridDim = dim3(mb_grid_dim(mb_cdiv(a->rows, TR), MB_GRID_X_MAX),
-                       mb_grid_dim(mb_cdiv(a->cols, TC), MB_GRID_YZ_MAX));
+    const unsigned row_tiles = (unsigned)mb_cdiv(a->rows, TR), col_tiles = (unsigned)mb_cdiv(a->cols, TC);
+    /* one block per tile, 1D, in the banded order of vec_tile_of */
+    cfg.gridDim = dim3(row_tiles * col_tiles);
     cfg.blockDim = dim3(VEC_THREADS);
     cfg.dynamicSmemBytes = 0;
     cfg.stream = s;
@@ -283,8 +339,9 @@ static cudaError_t vec_launch(const mb_omatcopy_args *a, int pdl, cudaStream_t s
     attr[0].val.programmaticStreamSerializationAllowed = 1;
     cfg.attrs = attr;
     cfg.numAttrs = pdl ? 1 : 0;
-    cudaError_t e = a->trans ? cudaLaunchKernelEx(&cfg, omatcopy_vec_kernel<T, TR, TC, true>, *a)
-                             : cudaLaunchKernelEx(&cfg, omatcopy_vec_kernel<T, TR, TC, false>, *a);
+    cudaError_t e =
+        a->trans ? cudaLaunchKernelEx(&cfg, omatcopy_vec_kernel<T, TR, TC, true>, *a, row_tiles, col_tiles)
+                 : cudaLaunchKernelEx(&cfg, omatcopy_vec_kernel<T, TR, TC, false>, *a, row_tiles, col_tiles);
     if (e != cudaSuccess) return e;
     return cudaGetLastError();
 }
@@ -292,8 +349,14 @@ static cudaError_t vec_launch(const mb_omatcopy_args *a, int pdl, cudaStream_t s
 template <typename T>
 static cudaError_t omatcopy_vectorized(const mb_omatcopy_args *a, cudaStream_t s) {
     const int64_t W = 16 / sizeof(T);
+    /* vectors need 16-byte aligned columns; the banded 1D tile numbering needs the tile count
+     * (of the smallest tile, 32x32) and a band's count below 2^31 (always so for matrices that
+     * fit in memory; otherwise the scalar kernel, which has no such limit) */
+    const int64_t rt = mb_cdiv(a->rows, 32), ct = mb_cdiv(a->cols, 32);
+    const int numberable = rt < ((int64_t)1 << 31) && ct < ((int64_t)1 << 25) &&
+                           rt * ct + 32 * ct < ((int64_t)1 << 31);
     const int aligned = (uintptr_t)a->A % 16 == 0 && (uintptr_t)a->B % 16 == 0 &&
-                        a->lda % W == 0 && a->ldb % W == 0;
+                        a->lda % W == 0 && a->ldb % W == 0 && numberable;
     if (!aligned) {
         dim3 grid(mb_grid_dim(mb_cdiv(a->rows, VEC_STILE), MB_GRID_X_MAX),
                   mb_grid_dim(mb_cdiv(a->cols, VEC_STILE), MB_GRID_YZ_MAX));
