@@ -68,6 +68,7 @@ typedef struct mem_hook {
     void (*release)(void *p);
 } mem_hook;
 static const mem_hook *g_mem;
+static const char *g_mem_name = "host"; /* named in omatcopy_case's failure line */
 
 /* The path every computing call is expected to take (set by main / the GPU test). */
 static int g_expect_path = MINIBLAS_CBLAS_PATH_CPU;
@@ -410,21 +411,28 @@ static void omatcopy_case(int dbl, int layout, int trans, int64_t rows, int64_t 
         g_mem->release(pa), g_mem->release(pb);
     }
     int ok = 1;
-    for (int64_t i = 0; i < rows && ok; ++i)
-        for (int64_t j = 0; j < cols; ++j) {
+    int64_t bad = 0, bi = -1, bj = -1; /* wrong elements; the first one (column-major order) */
+    double bgot = 0, bref = 0;
+    for (int64_t j = 0; j < cols; ++j)
+        for (int64_t i = 0; i < rows; ++i) {
             double ref = alpha * at(&A, i, j);
             double got = t ? at(&B, j, i) : at(&B, i, j);
             if (!(fabs(got - ref) <= fabs(ref) * (dbl ? 2.3e-16 : 1.2e-7))) {
+                if (!bad++) bi = i, bj = j, bgot = got, bref = ref;
                 ok = 0;
-                break;
             }
         }
     if (rows == 0 || cols == 0) ok = same_bits(&B, &B0);
     int pad_ok = padding_intact(&B);
     int pth = rows == 0 || cols == 0 || path_ok();
-    CHECK(ok && pad_ok && pth, "%somatcopy %s %s rows=%lld cols=%lld alpha=%g pad=%lld: %s",
+    CHECK(ok && pad_ok && pth,
+          "%somatcopy %s %s rows=%lld cols=%lld alpha=%g pad=%lld (%s memory, lda=%lld "
+          "ldb=%lld, path %d): %s (%lld wrong, first at %lld,%lld: %g, expected %g)",
           dbl ? "d" : "s", rm ? "row" : "col", tname(trans), (long long)rows, (long long)cols,
-          alpha, (long long)pad, !ok ? "wrong values" : !pad_ok ? "padding overwritten" : "path");
+          alpha, (long long)pad, g_mem_name, (long long)A.ld, (long long)B.ld,
+          miniblas_cblas_last_path(),
+          !ok ? "wrong values" : !pad_ok ? "padding overwritten" : "path", (long long)bad,
+          (long long)bi, (long long)bj, bgot, bref);
     free(A.p), free(B.p), free(B0.p);
 }
 

@@ -69,6 +69,7 @@ static void pipeline_cases(void) {
 static void memory_kind_cases(const mem_hook *h, const char *what, int gpu_on) {
     uint64_t seed = g_seed ^ 0xABCD;
     g_mem = h;
+    g_mem_name = what;
     for (int dbl = 0; dbl < 2; ++dbl) {
         gemm_case(dbl, 0, CblasRowMajor, CblasNoTrans, CblasTrans, 300, 200, 100, 1.0, 0.5, 1,
                   &seed, what);
@@ -77,10 +78,127 @@ static void memory_kind_cases(const mem_hook *h, const char *what, int gpu_on) {
         gemm_case(dbl, 1, CblasColMajor, CblasNoTrans, CblasNoTrans, 33, 17, 9, 1.0, 1.0, 0,
                   &seed, what);
         omatcopy_case(dbl, CblasRowMajor, CblasTrans, 301, 77, 2.0, 1, &seed);
-        omatcopy_case(dbl, CblasColMajor, CblasNoTrans, 64, 300, -1.0, 0, &seed);
+        /* Several times: on an H200 this case once failed for one of the memory kinds (run
+         * 3). Each repetition copies the operands in with cudaMemcpy on the legacy default
+         * stream right before the call, which is what exposed the layer's missing wait for
+         * that stream (see default_stream_order_cases for the deterministic version). */
+        for (int rep = 0; rep < 8; ++rep)
+            omatcopy_case(dbl, CblasColMajor, CblasNoTrans, 64, 300, -1.0, 0, &seed);
     }
     g_mem = NULL;
+    g_mem_name = "host";
     (void)gpu_on;
+}
+
+/* Device operands written by work still queued on the caller's default stream when the call
+ * is made: the layer must order its kernels after that work (its own streams are
+ * non-blocking). The default stream is first kept busy for a while (memsets of a large
+ * buffer), then the real operand is copied in with cudaMemcpyAsync behind it, and the call is
+ * made at once with no synchronisation. Without the wait every call below reads the stale
+ * operand (NaN) and fails; with it they all pass. */
+static void *busy_buf;
+static size_t busy_bytes;
+static void keep_default_stream_busy(void) {
+    for (int i = 0; i < 8; ++i)
+        if (cudaMemsetAsync(busy_buf, i, busy_bytes, 0) != cudaSuccess) exit(1);
+}
+/* dst (device) := NaN now, then := src (pinned host) once the default stream gets there. */
+static void late_copy(void *dst, const void *pinned_src, size_t bytes) {
+    if (cudaMemset(dst, 0xFF, bytes) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess)
+        exit(1);
+    keep_default_stream_busy();
+    if (cudaMemcpyAsync(dst, pinned_src, bytes, cudaMemcpyHostToDevice, 0) != cudaSuccess)
+        exit(1);
+}
+
+static void default_stream_order_cases(void) {
+    uint64_t seed = g_seed ^ 0x0D0D;
+    busy_bytes = (size_t)256 << 20;
+    if (cudaMalloc(&busy_buf, busy_bytes) != cudaSuccess) exit(1);
+    const int rows = 64, cols = 300, M = 200, N = 150, K = 90, n = 100003;
+    size_t big = sizeof(double) * (size_t)M * K > sizeof(double) * (size_t)n
+                     ? sizeof(double) * (size_t)M * K
+                     : sizeof(double) * (size_t)n;
+    float *hs = NULL, *hs2 = NULL;
+    double *hd = NULL;
+    if (cudaMallocHost((void **)&hs, big) != cudaSuccess ||
+        cudaMallocHost((void **)&hs2, big) != cudaSuccess ||
+        cudaMallocHost((void **)&hd, big) != cudaSuccess)
+        exit(1);
+    void *d1 = NULL, *d2 = NULL;
+    if (cudaMalloc(&d1, big) != cudaSuccess || cudaMalloc(&d2, big) != cudaSuccess) exit(1);
+    for (int rep = 0; rep < 3; ++rep) {
+        /* somatcopy, A late; B device */
+        for (int i = 0; i < rows * cols; ++i) hs[i] = (float)urand_r(&seed);
+        late_copy(d1, hs, sizeof(float) * rows * cols);
+        cblas_somatcopy(CblasColMajor, CblasNoTrans, rows, cols, -1.0f, d1, rows, d2, rows);
+        int path = miniblas_cblas_last_path();
+        if (cudaMemcpy(hs2, d2, sizeof(float) * rows * cols, cudaMemcpyDeviceToHost) != cudaSuccess)
+            exit(1);
+        int64_t bad = 0;
+        for (int i = 0; i < rows * cols; ++i)
+            if (hs2[i] != -hs[i]) ++bad;
+        CHECK(!bad && path == MINIBLAS_CBLAS_PATH_GPU_INPLACE,
+              "default-stream order: somatcopy on a late device A: %lld of %d wrong, path %d",
+              (long long)bad, rows * cols, path);
+
+        /* domatcopy T, A late; B in pageable host memory (staged back) */
+        for (int i = 0; i < rows * cols; ++i) hd[i] = urand_r(&seed);
+        late_copy(d1, hd, sizeof(double) * rows * cols);
+        double *hb = malloc(sizeof(double) * rows * cols);
+        cblas_domatcopy(CblasColMajor, CblasTrans, rows, cols, 2.0, d1, rows, hb, cols);
+        bad = 0;
+        for (int j = 0; j < cols; ++j)
+            for (int i = 0; i < rows; ++i)
+                if (hb[j + (size_t)i * cols] != 2.0 * hd[i + (size_t)j * rows]) ++bad;
+        CHECK(!bad, "default-stream order: domatcopy T on a late device A, host B: %lld wrong",
+              (long long)bad);
+        free(hb);
+
+        /* sgemm, A late on the device, B and C on the host */
+        for (int i = 0; i < M * K; ++i) hs[i] = (float)urand_r(&seed);
+        float *B = malloc(sizeof(float) * K * N), *C = malloc(sizeof(float) * M * N);
+        for (int i = 0; i < K * N; ++i) B[i] = (float)urand_r(&seed);
+        for (int i = 0; i < M * N; ++i) C[i] = NAN;
+        late_copy(d1, hs, sizeof(float) * M * K);
+        cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, d1, M, B, K, 0.0f,
+                    C, M);
+        path = miniblas_cblas_last_path();
+        bad = 0;
+        for (int j = 0; j < N; ++j)
+            for (int i = 0; i < M; ++i) {
+                double r = 0, ra = 0;
+                for (int l = 0; l < K; ++l) {
+                    double p = (double)hs[i + (size_t)l * M] * B[l + (size_t)j * K];
+                    r += p, ra += fabs(p);
+                }
+                if (!(fabs(C[i + (size_t)j * M] - r) <= 4.0 * (K + 2) * 6e-8 * ra)) ++bad;
+            }
+        CHECK(!bad && path == MINIBLAS_CBLAS_PATH_GPU,
+              "default-stream order: sgemm on a late device A: %lld wrong, path %d",
+              (long long)bad, path);
+        free(B), free(C);
+
+        /* sasum and sdot on a late device x */
+        for (int i = 0; i < n; ++i) hs[i] = (float)urand_r(&seed), hs2[i] = (float)urand_r(&seed);
+        double ra = 0, rd = 0, sd = 0;
+        for (int i = 0; i < n; ++i) {
+            ra += fabs((double)hs[i]);
+            rd += (double)hs[i] * hs2[i], sd += fabs((double)hs[i] * hs2[i]);
+        }
+        double tol = (double)(n + 2) * 6e-8;
+        late_copy(d1, hs, sizeof(float) * n);
+        float a = cblas_sasum(n, d1, 1);
+        CHECK(fabs(a - ra) <= tol * ra, "default-stream order: sasum on a late device x: %g vs %g",
+              a, ra);
+        late_copy(d1, hs, sizeof(float) * n);
+        float d = cblas_sdot(n, d1, 1, hs2, 1); /* y on the host: staged */
+        CHECK(fabs(d - rd) <= tol * sd,
+              "default-stream order: sdot on a late device x: %g vs %g", d, rd);
+    }
+    if (cudaDeviceSynchronize() != cudaSuccess) exit(1);
+    cudaFree(d1), cudaFree(d2), cudaFree(busy_buf);
+    cudaFreeHost(hs), cudaFreeHost(hs2), cudaFreeHost(hd);
 }
 
 /* Reductions on device memory (in place, any increments) and a gemm with mixed operands. */
@@ -181,6 +299,7 @@ int main(void) {
         memory_kind_cases(&hook_managed, "managed", 1);
         memory_kind_cases(&hook_device, "device", 1);
         device_pointer_cases();
+        default_stream_order_cases();
     }
     test_threads(quick ? 2 : 6);
 

@@ -12,6 +12,9 @@
  * 55 GB/s pinned, so operands are packed by host threads (OpenMP) into pinned chunks and
  * DMA'd from there; a chunk is reused once the event recorded after its copy has completed.
  * Operands already in pinned memory (cudaMallocHost/cudaHostRegister) are DMA'd directly.
+ * Device and managed operands are used in place; the compute stream first waits for the work
+ * the caller queued on the legacy default stream (and so on every blocking stream), since our
+ * streams are non-blocking (comp_after_caller).
  *
  * Gemm (column-major after normalisation) runs in column panels of C: for panel j the host
  * packs the B panel (and the C panel when beta != 0) while the GPU computes panel j-1 and
@@ -50,6 +53,7 @@ typedef struct mbc_state {
     miniblas_handle_t h;
     cudaStream_t s_in, s_comp, s_out;
     cudaEvent_t ev_in, ev_comp;
+    cudaEvent_t ev_caller; /* the caller's default-stream work, waited for by s_comp */
     size_t chunk_bytes;
     void *in_chunk[NIN];
     cudaEvent_t in_ev[NIN];
@@ -61,6 +65,7 @@ typedef struct mbc_state {
     void *dbuf[3];
     size_t dbuf_bytes[3];
     /* per call */
+    unsigned dbuf_used; /* slots handed out in this call (never freed by an OOM retry) */
     size_t elem;
     int64_t out_rows; /* rows of the output being copied back (progress) */
     mbc_progress prog;
@@ -94,6 +99,7 @@ static void state_destroy(mbc_state *s) {
         if (s->dbuf[i]) cudaFree(s->dbuf[i]);
     if (s->ev_in) cudaEventDestroy(s->ev_in);
     if (s->ev_comp) cudaEventDestroy(s->ev_comp);
+    if (s->ev_caller) cudaEventDestroy(s->ev_caller);
     if (s->s_in) cudaStreamDestroy(s->s_in);
     if (s->s_comp) cudaStreamDestroy(s->s_comp);
     if (s->s_out) cudaStreamDestroy(s->s_out);
@@ -131,6 +137,7 @@ static mbc_state *get_state(char *msg, size_t msg_size) {
         if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&s->s_out, cudaStreamNonBlocking);
         if (e == cudaSuccess) e = cudaEventCreateWithFlags(&s->ev_in, cudaEventDisableTiming);
         if (e == cudaSuccess) e = cudaEventCreateWithFlags(&s->ev_comp, cudaEventDisableTiming);
+        if (e == cudaSuccess) e = cudaEventCreateWithFlags(&s->ev_caller, cudaEventDisableTiming);
         for (int i = 0; i < NIN && e == cudaSuccess; ++i)
             e = cudaEventCreateWithFlags(&s->in_ev[i], cudaEventDisableTiming);
         for (int i = 0; i < NOUT && e == cudaSuccess; ++i)
@@ -294,15 +301,19 @@ static cudaError_t ensure_chunks(mbc_state *s, size_t bytes) {
     return cudaSuccess;
 }
 
-static void free_dbufs(mbc_state *s) {
+/* Free the cached device buffers that this call has not handed out (a slot already handed
+ * out holds an operand of this call: freeing it would leave a dangling pointer). */
+static void free_unused_dbufs(mbc_state *s) {
     for (int i = 0; i < 3; ++i) {
+        if (s->dbuf_used & (1u << i)) continue;
         if (s->dbuf[i]) cudaFree(s->dbuf[i]);
         s->dbuf[i] = NULL;
         s->dbuf_bytes[i] = 0;
     }
 }
 
-/* Device buffer slot i of at least `bytes` (grow-only; one retry after freeing the cache). */
+/* Device buffer slot i of at least `bytes` (grow-only; one retry after freeing the cache).
+ * A slot is handed out at most once per call. */
 static cudaError_t dbuf(mbc_state *s, int i, size_t bytes, char **p) {
     if (bytes == 0) bytes = 1;
     if (s->dbuf_bytes[i] < bytes) {
@@ -313,7 +324,7 @@ static cudaError_t dbuf(mbc_state *s, int i, size_t bytes, char **p) {
         cudaError_t e = cudaMalloc(&s->dbuf[i], want);
         if (e == cudaErrorMemoryAllocation) {
             cudaGetLastError();
-            free_dbufs(s);
+            free_unused_dbufs(s);
             e = cudaMalloc(&s->dbuf[i], want);
         }
         if (e != cudaSuccess) {
@@ -323,6 +334,7 @@ static cudaError_t dbuf(mbc_state *s, int i, size_t bytes, char **p) {
         }
         s->dbuf_bytes[i] = want;
     }
+    s->dbuf_used |= 1u << i;
     *p = s->dbuf[i];
     return cudaSuccess;
 }
@@ -481,6 +493,7 @@ static int frame_enter(mbc_frame *f, size_t elem, char *msg, size_t msg_size) {
         return -1;
     }
     f->s->elem = elem;
+    f->s->dbuf_used = 0;
     f->s->in_next = 0;
     f->s->out_next = 0;
     for (int i = 0; i < NOUT; ++i) f->s->out[i].busy = 0;
@@ -521,6 +534,19 @@ static cudaError_t sync_all(mbc_state *s) {
     cudaError_t e2 = cudaStreamSynchronize(s->s_comp);
     cudaError_t e3 = cudaStreamSynchronize(s->s_out);
     return e != cudaSuccess ? e : e2 != cudaSuccess ? e2 : e3;
+}
+
+/* Device (or managed) operands: s_comp waits for the work the caller queued before this call.
+ * Our streams are non-blocking, so without this they do not wait for the legacy default
+ * stream at all: a cudaMemcpy from pageable memory returns before its DMA has landed ("the
+ * DMA to final destination may not have completed"), and a kernel the caller launched on the
+ * default stream may still be running. An event recorded on the legacy default stream
+ * completes after everything queued before it on that stream and on every blocking stream
+ * (per-thread default streams included). Work on the caller's own non-blocking streams is the
+ * caller's to synchronise (docs/cblas.md). */
+static cudaError_t comp_after_caller(mbc_state *s) {
+    cudaError_t e = cudaEventRecord(s->ev_caller, cudaStreamLegacy);
+    return e == cudaSuccess ? cudaStreamWaitEvent(s->s_comp, s->ev_caller, 0) : e;
 }
 
 /* s_comp waits for everything queued so far on s_in. */
@@ -567,6 +593,11 @@ int mbc_gpu_gemm(const mbc_gemm *g, mbc_progress *prog, char *msg, size_t msg_si
     int a_dev = !touched_ab || g->a_kind == MBC_DEVICE;
     int b_dev = !touched_ab || g->b_kind == MBC_DEVICE;
     int c_dev = g->c_kind == MBC_DEVICE;
+    if (g->a_kind == MBC_DEVICE || g->b_kind == MBC_DEVICE || c_dev) {
+        what = "waiting for the caller's default stream";
+        if ((err = comp_after_caller(s)) != cudaSuccess) return frame_leave(&f, err, st, what);
+        what = "gemm";
+    }
 
     if (a_dev && b_dev && c_dev) { /* everything in place: one call */
         st = dev_gemm(s, g, m, n, g->A, g->lda, g->B, g->ldb, g->C, g->ldc);
@@ -722,6 +753,8 @@ static int gpu_reduce(int dbl, int64_t n, const void *x, int64_t incx, int x_kin
     if (need > mbc_cfg.chunk_max) need = mbc_cfg.chunk_max;
     if (need < (size_t)MB) need = MB;
     cudaError_t err = staged ? ensure_chunks(s, need) : cudaSuccess;
+    if (err == cudaSuccess && (x_kind == MBC_DEVICE || (y && y_kind == MBC_DEVICE)))
+        what = "waiting for the caller's default stream", err = comp_after_caller(s);
     const char *dx = NULL, *dy = NULL;
     int64_t ix = incx, iy = incy;
     if (err == cudaSuccess) what = "copy to the GPU", err = vec_operand(s, 0, n, x, incx, x_kind, &dx, &ix);
@@ -774,14 +807,16 @@ int mbc_gpu_omatcopy(int dbl, int trans, int64_t rows, int64_t cols, double alph
     if (need > mbc_cfg.chunk_max) need = mbc_cfg.chunk_max;
     if (need < (size_t)MB) need = MB;
     if (staged) err = ensure_chunks(s, need);
+    if (err == cudaSuccess && (a_kind == MBC_DEVICE || b_kind == MBC_DEVICE))
+        what = "waiting for the caller's default stream", err = comp_after_caller(s);
     char *dA = (char *)A, *dB = B;
     int64_t ldA = lda, ldB = ldb;
     if (err == cudaSuccess && a_kind != MBC_DEVICE) {
         what = "cudaMalloc (device buffers)";
         err = dbuf(s, 0, (size_t)rows * (size_t)cols * e, &dA);
         ldA = rows;
-        what = "copy to the GPU";
-        if (err == cudaSuccess) err = h2d_2d(s, dA, ldA, A, lda, rows, cols, a_kind);
+        if (err == cudaSuccess)
+            what = "copy to the GPU", err = h2d_2d(s, dA, ldA, A, lda, rows, cols, a_kind);
     }
     if (err == cudaSuccess && b_kind != MBC_DEVICE) {
         what = "cudaMalloc (device buffers)";
