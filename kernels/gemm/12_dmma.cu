@@ -1,25 +1,34 @@
 /*
  * Rung 12, dmma (dgemm only): the FP64 tensor cores. The SIMT rungs before it issue one DFMA
  * per thread per multiply-add, and an H100/H200 reaches at most ~34 TFLOP/s that way; the FP64
- * tensor cores do a 16x8x8 block of multiply-adds per warp instruction
- * (mma.sync.aligned.m16n8k8.f64, sm_90; four m8n8k4 on sm_80) for a peak of ~67 TFLOP/s, with
+ * tensor cores do a 16x8x4 block of multiply-adds per warp instruction
+ * (mma.sync.aligned.m16n8k4.f64, sm_90; two m8n8k4 on sm_80) for a peak of ~67 TFLOP/s, with
  * the same IEEE double-precision fused multiply-adds (same tolerances as any dgemm rung).
- * Operands are staged global -> shared by a 3-stage cp.async pipeline (16-byte copies when
+ * Operands are staged global -> shared by a multi-stage cp.async pipeline (16-byte copies when
  * the pointer and leading dimension allow it; tile parts outside the matrix are zeroed), so
- * the loads of k-tile kt+2 overlap the tensor-core work on k-tile kt.
- * Tiles, BK = 16 doubles, 8 warps, chosen per call: 128x128 blocks (warps of 32x64) when
+ * the loads of later k-tiles overlap the tensor-core work on the current one.
+ * Tiles, 8 warps, chosen per call: 128x128 blocks (warps of 32x64, BK = 16, 4 stages) when
  * there are at least two waves of them (half the L2 -> SM traffic per flop of 128x64), else
- * 128x64 blocks (warps of 32x32) so that mid sizes (n ~ 1024) still fill all 132 SMs.
- * The machinery is shared with the TF32 rungs: tc_common.cuh.
+ * 128x64 blocks (warps of 32x32, BK = 32, 3 stages) so that mid sizes (n ~ 1024) still fill
+ * all 132 SMs. The machinery is shared with the TF32 rungs: tc_common.cuh.
+ * Run 3 (H200, first version: m16n8k8, BK = 16, 3 stages, fragment loads unrolled by 2, copies
+ * issued before the mma): 30.3 / 31.6 / 40.3 / 40.4 TFLOP/s at n = 1024 / 2048 / 4096 / 8192,
+ * 34.2 at 4097x4095x4099 (cuBLAS DGEMM: 52.5 (run 2) / 59.1 / 60.1 / 61.4 / 42.1), i.e. 65-67%
+ * of cuBLAS at 4096 and 8192.
+ * Since: (1) mma.sync m16n8k4 (DMMA.16x8x4) steps with the next step's fragments loaded into
+ * a second register set while this step's 16 independent mma run (double-buffered fragments,
+ * stage fully unrolled); (2) the next stage's cp.async are issued after the first k step's
+ * mma, not before, so their address arithmetic overlaps tensor-core work; (3) interior tiles
+ * copied without per-chunk bounds checks; (4) 4 stages of BK = 16 for the big tiles.
  * nvcc -arch=sm_90 -Xptxas -v (no spills, no static shared memory):
- *   128x128: 245..254 registers, dynamic shared memory 3 x (33 .. 40) KB = 99 .. 120 KB
- *   128x64:  174..194 registers, dynamic shared memory 3 x (25 .. 30) KB = 75 .. 90 KB
- * Measured: TBD (cuBLAS DGEMM H200: 60.7 / 61.4 TFLOP/s at n = 4096 / 8192).
+ *   128x128: 238..254 registers, dynamic shared memory 4 x (33 .. 40) KB = 132 .. 160 KB
+ *   128x64:  234..252 registers, dynamic shared memory 3 x (50 .. 54) KB = 149 .. 162 KB
+ * Measured: TBD for this version (target >= 90% of cuBLAS DGEMM at 4096 / 8192).
  */
 #include "tc_common.cuh"
 
-typedef tc_cfg<double, 128, 128, 16, 32, 64, 3, 1> dmma_big_cfg;
-typedef tc_cfg<double, 128, 64, 16, 32, 32, 3, 1> dmma_small_cfg;
+typedef tc_cfg<double, 128, 128, 16, 32, 64, 4, 1> dmma_big_cfg;
+typedef tc_cfg<double, 128, 64, 32, 32, 32, 3, 1> dmma_small_cfg;
 
 /* Two waves of 128x128 blocks on a 132-SM H100/H200 (one block per SM). */
 #define DMMA_BIG_MIN_TILES 264

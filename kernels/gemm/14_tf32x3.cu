@@ -19,11 +19,19 @@
  * cvt.rna per element) into a big and a small plane in shared memory, not per fragment in
  * registers: 4 warps read each A element and 2 each B element, so splitting per fragment did
  * the work 2.7x over (about 9 instructions per element: ~215 of the ~350 instructions per
- * warp and k step). The mma loop is now 48 mma, 64 FADD and 48 LDS per warp and k step.
+ * warp and k step). The mma loop is 48 mma, 64 FADD and 48 LDS per warp and k step.
+ * Run 3 (H200, split in registers per fragment, 16-row tiles one at a time): 40.3 / 41.0
+ * TFLOP/s at n = 4096 / 8192 (cuBLAS FP32 SGEMM 50.9 / 51.0: 79-80%), 18.5 at 1024, 30.0 at
+ * 4097x4095x4099; the rung 13 kernel (one mma per product) reached only 90-92, against 400
+ * for cuBLAS TF32, so the mma.sync pipeline, not the 3x arithmetic, is what limits.
+ * Since: the split moved to shared memory (above); the three products are issued pass by pass
+ * over all 16 tiles of the warp (dependent mma 16 instructions apart instead of 4; same
+ * arithmetic per tile, so the same accuracy); the next stage's copies are issued after the
+ * first k step's mma; interior tiles are copied without bounds checks.
  * Tiles: block 128x128, BK = 32 floats, 8 warps of 64x32, 3-stage cp.async (tc_common.cuh).
- * nvcc -arch=sm_90 -Xptxas -v: 203..250 registers, no spills; dynamic shared memory
+ * nvcc -arch=sm_90 -Xptxas -v: 210..224 registers, no spills; dynamic shared memory
  * 3 stages + 2 split planes = 5 x (34 .. 36) KB = 170 .. 180 KB (one block of 8 warps per SM).
- * Measured: TBD (target >= 1.3x cuBLAS FP32 SGEMM at n = 4096 and 8192).
+ * Measured: TBD for this version (target >= 1.3x cuBLAS FP32 SGEMM at n = 4096 and 8192).
  */
 #include "tc_common.cuh"
 

@@ -2,7 +2,8 @@
  * Shared machinery of the tensor-core GEMM rungs (12_dmma, 13_tf32, 14_tf32x3): one tiled,
  * multi-stage cp.async kernel whose inner product is a warp-level mma.sync. The rungs differ
  * only in the element type, the tile shape and the "op" (how a fragment is multiplied):
- *   TC_OP_DMMA   double, mma.sync m16n8k8 .f64 (sm_90; four m8n8k4 on sm_80)
+ *   TC_OP_DMMA   double, mma.sync m16n8k4 .f64 (sm_90; two m8n8k4 on sm_80), fragments of
+ *                the next k step loaded while this one's mma run
  *   TC_OP_TF32   float, operands rounded to TF32 (cvt.rna), one m16n8k8 .tf32 per product
  *   TC_OP_TF32X3 float, x = big + small (both TF32; each stage split once per block into a
  *                big and a small plane in shared memory, tc_split_stage), small*big +
@@ -221,25 +222,23 @@ __device__ __forceinline__ void tc_mma_tf32_zero(float c[4], const unsigned a[4]
 #endif
 }
 
-/* c += a * b on a 16x8x8 tile in FP64 (IEEE fused multiply-adds on the FP64 tensor cores). */
-__device__ __forceinline__ void tc_mma_f64(double c[4], const double a[4], const double b[2]) {
+/* c += a * b on a 16x8x4 tile in FP64 (sm_90: mma.sync m16n8k4 .f64, one DMMA.16x8x4; sm_80:
+ * two m8n8k4). Fragments (CuTe SM90_16x8x4_F64F64F64F64_TN): a[h] = A[g + 8h][t],
+ * b = B[t][g], c as m16n8k8. Half the fragment registers of m16n8k8, so the kernel can hold
+ * the next k step's fragments while this one's mma run (tc_warp_mma, DMMA). */
+__device__ __forceinline__ void tc_mma_f64_k4(double c[4], const double a[2], double b) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-        "{%8,%9}, {%0,%1,%2,%3};\n"
+    asm("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5}, {%6}, "
+        "{%0,%1,%2,%3};\n"
         : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
-        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
+        : "d"(a[0]), "d"(a[1]), "d"(b));
 #elif TC_HAS_MMA
-    /* sm_80: the 16x8x8 tile as four m8n8k4 (A 8x4: row g col t; B 4x8: row t col g;
-     * C 8x8: row g, cols 2t and 2t+1). k half h uses a[2h] (row g), a[2h+1] (row g+8), b[h]. */
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-        asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n"
-            : "+d"(c[0]), "+d"(c[1])
-            : "d"(a[2 * h]), "d"(b[h]));
-        asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n"
-            : "+d"(c[2]), "+d"(c[3])
-            : "d"(a[2 * h + 1]), "d"(b[h]));
-    }
+    asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n"
+        : "+d"(c[0]), "+d"(c[1])
+        : "d"(a[0]), "d"(b));
+    asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n"
+        : "+d"(c[2]), "+d"(c[3])
+        : "d"(a[1]), "d"(b));
 #endif
 }
 
@@ -254,7 +253,16 @@ TC_HD void tc_load_tile(T *s, const T *g, int64_t ld, int64_t o0, int64_t i0, in
     constexpr int CPR = INNER / VEC; /* chunks per row */
     constexpr int TOTAL = OUTER * CPR;
     static_assert(TOTAL % NTHREADS == 0, "every thread copies the same number of chunks");
-    if (vec16) {
+    if (vec16 && o0 + OUTER <= olim && i0 + INNER <= ilim) {
+        /* Interior tile (all of it inside the matrix): no per-chunk bounds checks. */
+        const T *gb = g + o0 * ld + i0;
+TC_UNROLL
+        for (int it = 0; it < TOTAL / NTHREADS; ++it) {
+            const int c = tid + it * NTHREADS;
+            const int o = c / CPR, i = (c % CPR) * VEC;
+            tc_cp_async16(s + o * LDS + i, gb + (int64_t)o * ld + i);
+        }
+    } else if (vec16) {
 TC_UNROLL
         for (int it = 0; it < TOTAL / NTHREADS; ++it) {
             const int c = tid + it * NTHREADS;
@@ -350,6 +358,26 @@ TC_UNROLL
                                                 wn0 + ni * 8 + tc_frag_b_col(lane))];
 }
 
+/* FP64 16x8x4 fragments (tc_mma_f64_k4) of all the warp's tiles at k offset kk: a[mi][h] =
+ * A[wm0 + 16 mi + g + 8h][kk + t], b[ni] = B[kk + t][wn0 + 8 ni + g]. Conflict-free LDS.64:
+ * a half-warp reads g = 0..3 (or 4..7) x t = 0..3 at t*LD + g or g*LD + t, LD % 16 == 4. */
+template <class Cfg, bool AKC>
+__host__ __device__ __forceinline__ void tc_gather_a_k4(double (&a)[Cfg::MI][2], const double *sA,
+                                                        int wm0, int kk, int lane) {
+TC_UNROLL
+    for (int mi = 0; mi < Cfg::MI; ++mi)
+TC_UNROLL
+        for (int h = 0; h < 2; ++h)
+            a[mi][h] = sA[tc_sa_index<Cfg, AKC>(wm0 + mi * 16 + (lane >> 2) + 8 * h, kk + (lane & 3))];
+}
+template <class Cfg, bool BKC>
+__host__ __device__ __forceinline__ void tc_gather_b_k4(double (&b)[Cfg::NI], const double *sB,
+                                                        int wn0, int kk, int lane) {
+TC_UNROLL
+    for (int ni = 0; ni < Cfg::NI; ++ni)
+        b[ni] = sB[tc_sb_index<Cfg, BKC>(kk + (lane & 3), wn0 + ni * 8 + (lane >> 2))];
+}
+
 /* Bit casts usable on host (the CPU emulation) and device. */
 TC_HD unsigned tc_f2u(float f) {
 #ifdef __CUDA_ARCH__
@@ -432,24 +460,42 @@ TC_HD void tc_split_stage(float *sX, const float *sA, const float *sB, int tid) 
                                                                   sB, tid);
 }
 
-template <class Cfg, int OP, bool AKC, bool BKC>
+/* Warp tile product on k steps [S0, S1) of one stage (steps of 8 for TF32, of 4 for FP64), so
+ * that the kernel can issue the next stage's copies after the first step's mma (the copies'
+ * address arithmetic then overlaps tensor-core work instead of preceding it). */
+template <class Cfg, int OP, bool AKC, bool BKC, int S0, int S1>
 __device__ __forceinline__ void tc_warp_mma(typename Cfg::T (&acc)[Cfg::MI][Cfg::NI][4],
                                             const typename Cfg::T *sA, const typename Cfg::T *sB,
                                             int wm0, int wn0, int lane) {
     typedef typename Cfg::T T;
-    /* Unrolled by 2, not fully: full unrolling lets ptxas hoist the fragment loads of every
-     * k step and the 128x128 FP64 kernel runs out of registers. */
-#pragma unroll 2
-    for (int kk = 0; kk < Cfg::BK; kk += Cfg::KSTEP) {
-        if constexpr (OP == TC_OP_DMMA) {
-            T a[Cfg::MI][4], b[Cfg::NI][2];
-            tc_gather_a<Cfg, AKC>(a, sA, wm0, kk, lane);
-            tc_gather_b<Cfg, BKC>(b, sB, wn0, kk, lane);
+    if constexpr (OP == TC_OP_DMMA) {
+        /* FP64: 16x8x4 steps, fully unrolled, fragments double-buffered in registers: the
+         * LDS of step s + 1 are issued before the MI x NI independent mma of step s, so the
+         * tensor pipe never waits on a shared-memory load inside a stage. (m16n8k8 with
+         * fragments of two steps held at once needs ~96 fragment registers on top of the 128
+         * accumulator registers of a 32x64 warp tile; m16n8k4 needs 48.) */
+        double a[2][Cfg::MI][2], b[2][Cfg::NI];
+        tc_gather_a_k4<Cfg, AKC>(a[S0 & 1], (const double *)sA, wm0, 4 * S0, lane);
+        tc_gather_b_k4<Cfg, BKC>(b[S0 & 1], (const double *)sB, wn0, 4 * S0, lane);
+#pragma unroll
+        for (int s = S0; s < S1; ++s) {
+            if (s + 1 < S1) {
+                tc_gather_a_k4<Cfg, AKC>(a[(s + 1) & 1], (const double *)sA, wm0, 4 * (s + 1),
+                                         lane);
+                tc_gather_b_k4<Cfg, BKC>(b[(s + 1) & 1], (const double *)sB, wn0, 4 * (s + 1),
+                                         lane);
+            }
 #pragma unroll
             for (int mi = 0; mi < Cfg::MI; ++mi)
 #pragma unroll
-                for (int ni = 0; ni < Cfg::NI; ++ni) tc_mma_f64(acc[mi][ni], a[mi], b[ni]);
-        } else if constexpr (OP == TC_OP_TF32) {
+                for (int ni = 0; ni < Cfg::NI; ++ni)
+                    tc_mma_f64_k4((double *)acc[mi][ni], a[s & 1][mi], b[s & 1][ni]);
+        }
+    } else {
+        /* TF32. Unrolled by 2, not fully: full unrolling lets ptxas hoist the fragment loads
+         * of every k step and the kernel runs out of registers. */
+#pragma unroll 2
+        for (int kk = S0 * Cfg::KSTEP; kk < S1 * Cfg::KSTEP; kk += Cfg::KSTEP) {
             T a[Cfg::MI][4], b[Cfg::NI][2];
             tc_gather_a<Cfg, AKC>(a, sA, wm0, kk, lane);
             tc_gather_b<Cfg, BKC>(b, sB, wn0, kk, lane);
@@ -474,77 +520,72 @@ __device__ __forceinline__ void tc_warp_mma(typename Cfg::T (&acc)[Cfg::MI][Cfg:
  * aligned addends are truncated and the sum is rounded toward zero), so an accumulator that
  * lives in mma for the whole K drifts toward zero by a fraction of an ulp per mma: an error
  * that grows linearly with K (measured on an H200 with that design: 12x cuBLAS FP32 SGEMM's
- * error at K = 256, 26x at K = 4096). Instead, every TC_X3_KSPAN k steps (8 deep each), the
+ * error at K = 256, 26x at K = 4096). Instead, every k step (8 deep), the
  * products of a 16x8 tile go into a fresh accumulator t, small cross terms first and the large
  * product last; t (an 8..16-term partial sum, whose truncation errors have random sign) is then
  * added to acc with ordinary round-to-nearest FP32 adds outside the tensor core (Ootomo and
  * Yokota 2022). A CPU model of the arithmetic (exact products, addends aligned and truncated,
  * sum rounded toward zero; it reproduces the linear growth measured), K = 256 / 4096, inputs
- * uniform in [-1, 1]: relative Frobenius error 1.4e-7 / 4.1e-7 with TC_X3_KSPAN = 1, 1.7..2.4e-7
- * / 3.3..3.6e-7 with 2 (half the FADDs), 3.0e-7 / 1.2e-6 for a sequential FP32 FMA loop
+ * uniform in [-1, 1]: relative Frobenius error 1.4e-7 / 4.1e-7 with a fresh t per k step,
+ * 1.7..2.4e-7 / 3.3..3.6e-7 with one per 2 k steps (half the FADDs; not used),
+ * 3.0e-7 / 1.2e-6 for a sequential FP32 FMA loop
  * (cuBLAS FP32 SGEMM on the H200: 1.5e-7 / 1.1e-6; the test allows 2x cuBLAS).
- * Operands come from the split planes (tc_split_stage); B fragments of the span are loaded
- * once, A fragments one 16-row tile at a time (registers). */
-#ifndef TC_X3_KSPAN
-#define TC_X3_KSPAN 1
-#endif
-template <class Cfg, bool AKC, bool BKC>
+ * Operands come from the split planes (tc_split_stage). */
+template <class Cfg, bool AKC, bool BKC, int S0, int S1>
 __device__ __forceinline__ void tc_warp_mma_x3(float (&acc)[Cfg::MI][Cfg::NI][4], const float *sX,
                                                int wm0, int wn0, int lane) {
-    constexpr int KS = TC_X3_KSPAN;
     constexpr int AE = Cfg::a_elems(AKC), BE = Cfg::b_elems(BKC);
-    static_assert(KS >= 1 && Cfg::BK % (KS * Cfg::KSTEP) == 0, "k span must divide BK");
     const float *sAb = sX, *sAs = sX + AE, *sBb = sX + 2 * AE, *sBs = sX + 2 * AE + BE;
-    /* Not unrolled: unrolling lets ptxas hoist the fragment loads of later k steps, and the
-     * kernel then runs out of registers and spills. */
+    /* Per k step, the three products of all MI x NI tiles are issued pass by pass (small*big
+     * of every tile, then big*small of every tile, then big*big), so dependent mma are
+     * MI x NI = 16 instructions apart and the tensor pipe never waits on its own result (the
+     * run-3 version did one 16-row tile at a time: chains of 3 dependent mma only NI = 4
+     * apart, then the FADDs waiting on the last). Per tile the arithmetic and its order are
+     * unchanged: t = as*bb (fresh accumulator) + ab*bs + ab*bb, then acc += t in FP32.
+     * Registers: 64 accumulators, 64 partial sums t, 48 fragment registers. Not unrolled:
+     * unrolling lets ptxas hoist the next step's fragment loads and the kernel spills. */
 #pragma unroll 1
-    for (int k0 = 0; k0 < Cfg::BK; k0 += KS * Cfg::KSTEP) {
-        float fb[Cfg::NI][2];
-        unsigned bb[KS][Cfg::NI][2], bs[KS][Cfg::NI][2];
+    for (int k0 = S0 * Cfg::KSTEP; k0 < S1 * Cfg::KSTEP; k0 += Cfg::KSTEP) {
+        float fb[Cfg::NI][2], fa[4];
+        unsigned bb[Cfg::NI][2], bs[Cfg::NI][2], ab[Cfg::MI][4], as[Cfg::MI][4];
+        tc_gather_b<Cfg, BKC>(fb, sBb, wn0, k0, lane);
 #pragma unroll
-        for (int s = 0; s < KS; ++s) {
-            tc_gather_b<Cfg, BKC>(fb, sBb, wn0, k0 + s * Cfg::KSTEP, lane);
+        for (int ni = 0; ni < Cfg::NI; ++ni)
 #pragma unroll
-            for (int ni = 0; ni < Cfg::NI; ++ni)
+            for (int v = 0; v < 2; ++v) bb[ni][v] = __float_as_uint(fb[ni][v]);
+        tc_gather_b<Cfg, BKC>(fb, sBs, wn0, k0, lane);
 #pragma unroll
-                for (int v = 0; v < 2; ++v) bb[s][ni][v] = __float_as_uint(fb[ni][v]);
-            tc_gather_b<Cfg, BKC>(fb, sBs, wn0, k0 + s * Cfg::KSTEP, lane);
+        for (int ni = 0; ni < Cfg::NI; ++ni)
 #pragma unroll
-            for (int ni = 0; ni < Cfg::NI; ++ni)
-#pragma unroll
-                for (int v = 0; v < 2; ++v) bs[s][ni][v] = __float_as_uint(fb[ni][v]);
-        }
+            for (int v = 0; v < 2; ++v) bs[ni][v] = __float_as_uint(fb[ni][v]);
 #pragma unroll
         for (int mi = 0; mi < Cfg::MI; ++mi) {
-            float t[Cfg::NI][4];
+            tc_gather_a1<Cfg, AKC>(fa, sAb, wm0, mi, k0, lane);
 #pragma unroll
-            for (int s = 0; s < KS; ++s) {
-                float fa[4];
-                unsigned ab[4], as[4];
-                tc_gather_a1<Cfg, AKC>(fa, sAb, wm0, mi, k0 + s * Cfg::KSTEP, lane);
+            for (int v = 0; v < 4; ++v) ab[mi][v] = __float_as_uint(fa[v]);
+            tc_gather_a1<Cfg, AKC>(fa, sAs, wm0, mi, k0, lane);
 #pragma unroll
-                for (int v = 0; v < 4; ++v) ab[v] = __float_as_uint(fa[v]);
-                tc_gather_a1<Cfg, AKC>(fa, sAs, wm0, mi, k0 + s * Cfg::KSTEP, lane);
+            for (int v = 0; v < 4; ++v) as[mi][v] = __float_as_uint(fa[v]);
+        }
+        float t[Cfg::MI][Cfg::NI][4];
 #pragma unroll
-                for (int v = 0; v < 4; ++v) as[v] = __float_as_uint(fa[v]);
-                /* Each pass over ni is NI independent mma: dependent ones are NI apart. */
+        for (int mi = 0; mi < Cfg::MI; ++mi)
 #pragma unroll
-                for (int ni = 0; ni < Cfg::NI; ++ni) {
-                    if (s == 0)
-                        tc_mma_tf32_zero(t[ni], as, bb[s][ni]);
-                    else
-                        tc_mma_tf32(t[ni], as, bb[s][ni]);
-                }
+            for (int ni = 0; ni < Cfg::NI; ++ni) tc_mma_tf32_zero(t[mi][ni], as[mi], bb[ni]);
 #pragma unroll
-                for (int ni = 0; ni < Cfg::NI; ++ni) tc_mma_tf32(t[ni], ab, bs[s][ni]);
+        for (int mi = 0; mi < Cfg::MI; ++mi)
 #pragma unroll
-                for (int ni = 0; ni < Cfg::NI; ++ni) tc_mma_tf32(t[ni], ab, bb[s][ni]);
-            }
+            for (int ni = 0; ni < Cfg::NI; ++ni) tc_mma_tf32(t[mi][ni], ab[mi], bs[ni]);
+#pragma unroll
+        for (int mi = 0; mi < Cfg::MI; ++mi)
+#pragma unroll
+            for (int ni = 0; ni < Cfg::NI; ++ni) tc_mma_tf32(t[mi][ni], ab[mi], bb[ni]);
+#pragma unroll
+        for (int mi = 0; mi < Cfg::MI; ++mi)
 #pragma unroll
             for (int ni = 0; ni < Cfg::NI; ++ni)
 #pragma unroll
-                for (int v = 0; v < 4; ++v) acc[mi][ni][v] += t[ni][v];
-        }
+                for (int v = 0; v < 4; ++v) acc[mi][ni][v] += t[mi][ni][v];
     }
 }
 
@@ -600,19 +641,31 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
             tc_cp_async_wait<Cfg::STAGES - 2>();
             __syncthreads();
             const int64_t nk = kt + Cfg::STAGES - 1;
-            if (nk < KT)
-                tc_load_stage<Cfg, AKC, BKC>(sA + ls * AE, sB + ls * BE, p, m0, n0, nk, a_vec,
-                                             b_vec, tid);
-            tc_cp_async_commit();
+            /* k steps of one stage: 8 deep (TF32), 4 deep (FP64, m16n8k4) */
+            constexpr int NS = OP == TC_OP_DMMA ? Cfg::BK / 4 : Cfg::BK / Cfg::KSTEP;
             if constexpr (OP == TC_OP_TF32X3) {
                 /* The split copy is free: every warp finished the previous k-tile's mma
                  * before the barrier above. The barrier below publishes it. */
                 tc_split_stage<Cfg, AKC, BKC>(sX, (const float *)(sA + cs * AE),
                                               (const float *)(sB + cs * BE), tid);
                 __syncthreads();
-                tc_warp_mma_x3<Cfg, AKC, BKC>(acc, sX, wm0, wn0, lane);
-            } else
-                tc_warp_mma<Cfg, OP, AKC, BKC>(acc, sA + cs * AE, sB + cs * BE, wm0, wn0, lane);
+                tc_warp_mma_x3<Cfg, AKC, BKC, 0, 1>(acc, sX, wm0, wn0, lane);
+            } else {
+                tc_warp_mma<Cfg, OP, AKC, BKC, 0, 1>(acc, sA + cs * AE, sB + cs * BE, wm0, wn0,
+                                                     lane);
+            }
+            /* The next copies go to stage ls, last read in iteration kt - 1 (every warp has
+             * passed the barrier above since); issued after the first k step's mma so that
+             * their address arithmetic overlaps the tensor cores' work. */
+            if (nk < KT)
+                tc_load_stage<Cfg, AKC, BKC>(sA + ls * AE, sB + ls * BE, p, m0, n0, nk, a_vec,
+                                             b_vec, tid);
+            tc_cp_async_commit();
+            if constexpr (OP == TC_OP_TF32X3)
+                tc_warp_mma_x3<Cfg, AKC, BKC, 1, NS>(acc, sX, wm0, wn0, lane);
+            else
+                tc_warp_mma<Cfg, OP, AKC, BKC, 1, NS>(acc, sA + cs * AE, sB + cs * BE, wm0, wn0,
+                                                      lane);
             cs = cs + 1 == Cfg::STAGES ? 0 : cs + 1;
             ls = ls + 1 == Cfg::STAGES ? 0 : ls + 1;
         }
