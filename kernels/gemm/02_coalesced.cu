@@ -7,8 +7,8 @@
  * still strided (row i of A^T is a column of the stored A, contiguous along k, not along i); only
  * shared-memory tiling (rung 3) can fix that. The transpose cases are template arguments so
  * the index arithmetic is resolved at compile time.
- * Measured (H200, run 2, NN): sgemm 6.36 TFLOP/s at 1024 (16.8% of cuBLAS), 3.98 TFLOP/s at
- * 4096 (7.8%); dgemm 3.51 / 2.27 TFLOP/s. 8-13x naive. It is slower at 4096 than at 1024
+ * Measured (H200, run 3, NN): sgemm 6.34 TFLOP/s at 1024 (16.7% of cuBLAS), 3.98 TFLOP/s at
+ * 4096 (7.8%); dgemm 3.50 / 2.27 TFLOP/s. 8-13x naive. It is slower at 4096 than at 1024
  * because every FMA still reads A and B from L1/L2: at 4096 the A columns a block walks no
  * longer stay in L1.
  * Resources (sm_90, -O3, -Xptxas -v): 40 registers (float and double, all transpose cases),

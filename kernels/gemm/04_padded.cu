@@ -7,9 +7,8 @@
  * in bank (p + i) % 32: the 32 stores fall in 32 different banks and run in one pass. The loop
  * reads stay conflict-free (consecutive words; a broadcast). So this rung gains only for
  * transa == 1 or transb == 1; in NN it should equal rung 3.
- * Measured (H200, run 2, NN; rung 3 then had the 32-way conflict in its loop, which this rung's
- * padding also removed): sgemm 5.58 TFLOP/s at 1024 (14.7% of cuBLAS), 5.79 TFLOP/s at 4096
- * (11.4%); dgemm 4.17 / 4.32 TFLOP/s. Still 2 shared loads per FMA: the next rungs cut that.
+ * Measured (H200, run 3, NN): sgemm 5.63 TFLOP/s at 1024 (14.9% of cuBLAS), 5.88 TFLOP/s at 4096
+ * (11.5%); dgemm 4.18 / 4.33 TFLOP/s: level with rung 3 in NN, as expected. Still 2 shared loads per FMA: the next rungs cut that.
  * Resources (sm_90, -O3): 32 registers (__launch_bounds__(1024, 2)), 0 spills,
  * 2*TS*(TS+1)*sizeof(T) bytes dynamic shared memory (8.25 KB float, 16.5 KB double).
  */

@@ -6,11 +6,11 @@
  * just 2 shared loads and 1 FMA per step and the scheduler can issue loads of later steps early.
  * The shared tiles are static arrays (padded and k-major as in rung 4), the block is fixed at
  * TS x TS threads, and the bounds checks of the edge tiles become cheaper constant-bounded compares.
- * Measured (H200, run 2, NN): sgemm 5.79 TFLOP/s at 1024 (15.3% of cuBLAS), 5.08 TFLOP/s at
- * 4096 (10.0%); dgemm 4.23 / 3.96 TFLOP/s. No gain over rung 4, and a loss at 4096: run 2 had
- * __launch_bounds__(1024, 1), ptxas used 46-55 registers, so only ONE 1024-thread block fitted
- * per SM (rung 4: two), halving the warps that hide latency. Now __launch_bounds__(1024, 2)
- * (32 registers, 0 spills): two blocks per SM again (not yet re-measured). The lesson stands
+ * Measured (H200, run 3, NN): sgemm 6.66 TFLOP/s at 1024 (17.6% of cuBLAS), 6.81 TFLOP/s at
+ * 4096 (13.4%); dgemm 4.70 / 4.92 TFLOP/s: +16-18% over rung 4. Run 2 had measured a LOSS at
+ * 4096 (5.08 TFLOP/s): __launch_bounds__(1024, 1), ptxas used 46-55 registers, so only ONE
+ * 1024-thread block fitted per SM (rung 4: two), halving the warps that hide latency; now
+ * __launch_bounds__(1024, 2) (32 registers, 0 spills), two blocks per SM. The lesson stands
  * either way: this kernel is bound by its 2 shared loads per FMA, which unrolling does not change;
  * rung 6 attacks that.
  * Resources (sm_90, -O3): 32 registers, 0 spills, static shared memory 2*32*33*sizeof(T) bytes

@@ -9,8 +9,8 @@
  * bank conflict) and the 4 columns of a warp are broadcasts. Tiles are loaded one element per
  * thread with the coalesced mapping of each transpose case (gemm_common.cuh,
  * mb_load_tile_scalar); the padding of 4 keeps the transposing stores conflict-free.
- * Measured (H200, run 2, NN): sgemm 10.6 TFLOP/s at 1024 (28.1% of cuBLAS), 12.0 TFLOP/s at
- * 4096 (23.5%); dgemm 6.58 / 6.86 TFLOP/s: about 2x rungs 4-5.
+ * Measured (H200, run 3, NN): sgemm 10.6 TFLOP/s at 1024 (28.0% of cuBLAS), 12.0 TFLOP/s at
+ * 4096 (23.5%); dgemm 6.56 / 6.86 TFLOP/s: 1.6-1.8x rung 5.
  * Resources (sm_90, -O3): float 36-40 / double 40-52 registers, 0 spills, static shared memory
  * 2*8*68*sizeof(T) bytes (4.25 KB float, 8.5 KB double).
  */

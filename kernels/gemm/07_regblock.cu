@@ -10,8 +10,8 @@
  * threads of a warp with the same tj read 16 consecutive words of As (no bank conflict) and the
  * two tj of the warp read two words of Bs (broadcasts). Shared tiles are k-major as in rung 6,
  * loaded with scalar coalesced loads (4 elements of each operand per thread per k-tile).
- * Measured (H200, run 2, NN): sgemm 11.0 TFLOP/s at 1024 (29.1% of cuBLAS), 18.2 TFLOP/s at
- * 4096 (35.7%); dgemm 8.93 / 15.3 TFLOP/s. At 1024 the 128 x 128 tile leaves only 64 blocks for
+ * Measured (H200, run 3, NN): sgemm 11.0 TFLOP/s at 1024 (29.0% of cuBLAS), 18.2 TFLOP/s at
+ * 4096 (35.7%); dgemm 8.92 / 15.3 TFLOP/s. At 1024 the 128 x 128 tile leaves only 64 blocks for
  * 132 SMs, so half the GPU idles (the same holds for rungs 8-10; rung 11 picks smaller tiles).
  * Resources (sm_90, -O3): float 128-138 / double 224-250 registers, 0 spills (one 256-thread
  * block per SM; capping float at 128 with __launch_bounds__(256, 2) spilled), static shared memory

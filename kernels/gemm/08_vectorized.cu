@@ -16,9 +16,9 @@
  * Vectors need the matrix pointer 16-byte aligned and the leading dimension a multiple of V:
  * the launcher checks this per matrix and the kernel falls back to guarded scalar accesses
  * when it does not hold, and for vectors that cross the edge of the matrix (zero fill).
- * Measured (H200, run 2, NN): sgemm 14.1 TFLOP/s at 1024 (37.2% of cuBLAS), 36.5 TFLOP/s at
- * 4096 (71.5%): 2x rung 7 at 4096. dgemm did NOT gain: 9.05 / 14.1 TFLOP/s against rung 7's
- * 8.93 / 15.3. A double vector is only 2 elements, so the instruction savings are half those of
+ * Measured (H200, run 3, NN): sgemm 14.1 TFLOP/s at 1024 (37.1% of cuBLAS), 36.7 TFLOP/s at
+ * 4096 (72.0%): 2x rung 7 at 4096. dgemm did NOT gain: 9.05 / 14.0 TFLOP/s against rung 7's
+ * 8.92 / 15.3. A double vector is only 2 elements, so the instruction savings are half those of
  * float, and at 246-250 registers (one block per SM) the extra vector temporaries cost more than
  * they save (not profiled further).
  * Resources (sm_90, -O3): float 127-129 / double 246-250 registers, 0 spills, static shared memory

@@ -14,9 +14,12 @@
  * copy cannot do) always moves in 4- or 8-byte element copies.
  * Run 2 bug (fixed): a vector straddling the n edge was copied by a 16-byte cp.async with
  * src-size 8; compute-sanitizer reported a 16-byte read past the end of B.
- * Measured (H200, run 2, NN, before the unguarded fast path): sgemm 18.2 TFLOP/s at 1024 (48.0%
- * of cuBLAS; 64 blocks on 132 SMs), 41.8 TFLOP/s at 4096 (81.9%): +14% over rung 8. dgemm 9.92 /
- * 20.4 TFLOP/s (+45% at 4096).
+ * Measured (H200, run 3, NN): sgemm 18.1 TFLOP/s at 1024 (47.7% of cuBLAS; 64 blocks on 132
+ * SMs), 41.3 at 2048 (82.9%), 42.3 at 4096 (83.0%), 42.8 at 8192 (83.9%), 39.8 at 4097 x 4095 x
+ * 4099 (84.5%): +15% over rung 8 at 4096. dgemm 9.98 / 20.4 TFLOP/s at 1024 / 4096 (+45% at
+ * 4096). The unguarded fast path added after run 2 changed little here (run 2: 41.8 at 4096).
+ * What bounds it (see rung 10): each 16-byte shared load of A returns 4 registers to 32 lanes,
+ * 4 cycles of the shared-memory return path, 12 cycles per p against 16 cycles of FFMA.
  * Resources (sm_90, -O3): float 127-129 / double 220-250 registers, 0 spills, static shared memory
  * 2 stages * 2*8*(128+V)*sizeof(T) bytes (16.5 KB float, 32.5 KB double).
  */
