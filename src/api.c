@@ -61,7 +61,7 @@ static miniblas_status_t gemm(struct miniblas_context *h, miniblas_op_t op, size
         e = op == MINIBLAS_OP_SGEMM ? mb_sgemm_scale(&a, h->stream) : mb_dgemm_scale(&a, h->stream);
         return launched(h, e, "gemm beta-scale launch", prev);
     }
-    mb_shape shape = {a.m, a.n, a.k, 0, 0, 0};
+    mb_shape shape = {a.m, a.n, a.k, a.transa | a.transb << 1, 0, 0};
     const mb_rung *r;
     miniblas_status_t st = mb_select(h, op, &shape, &r);
     if (st != MINIBLAS_STATUS_SUCCESS) {

@@ -12,38 +12,49 @@ typedef struct mb_auto_rule {
     miniblas_op_t op;
     int64_t min_size, max_size; /* bounds on the op's size measure; -1: none */
     int min_cc_major;           /* the GPU must be at least this generation (0: any) */
+    int trans;                  /* -1: any; else the shape's trans must equal it (gemm: 0 = NN) */
+    int unit_inc;               /* -1: any; 1: increments all 1; 0: some increment is not 1 */
     const char *rung;
 } mb_auto_rule;
 
-/* The size measure of a shape: gemm min(m, n, k); omatcopy min(rows, cols); reductions n. */
+/* The size measure of a shape: gemm min(m, n) (the tile count is what separates the shape
+ * classes); omatcopy min(rows, cols); reductions n. */
 static int64_t size_of(miniblas_op_t op, const mb_shape *s) {
     switch (op) {
     case MINIBLAS_OP_SGEMM:
-    case MINIBLAS_OP_DGEMM: {
-        int64_t v = s->m < s->n ? s->m : s->n;
-        return v < s->k ? v : s->k;
-    }
+    case MINIBLAS_OP_DGEMM:
     case MINIBLAS_OP_SOMATCOPY:
     case MINIBLAS_OP_DOMATCOPY: return s->m < s->n ? s->m : s->n;
     default: return s->n;
     }
 }
 
-/* Measured on an NVIDIA H200 (miniblas-bench, docs/gemm-ladder.md, docs/reduction-ladder.md,
- * docs/transpose-ladder.md). sgemm: `tuned` chooses its own tiles per shape class.
+static int unit_inc(miniblas_op_t op, const mb_shape *s) {
+    int dot = op == MINIBLAS_OP_SDOT || op == MINIBLAS_OP_DDOT;
+    return s->incx == 1 && (!dot || s->incy == 1);
+}
+
+/* Measured on an NVIDIA H200 (miniblas-bench run 4; docs/gemm-ladder.md,
+ * docs/reduction-ladder.md, docs/transpose-ladder.md):
+ * sgemm: NN with min(m, n) >= 2048: `pipelined` (83-88% of cuBLAS, 3-5% ahead of `tuned`);
+ *   otherwise `tuned` (1024: 2x any other SIMT rung; skinny shapes 68-71%; TT: `pipelined`
+ *   falls to 70%). `tf32x3` is not chosen: see docs/gemm-ladder.md.
  * dgemm: FP64 tensor cores (sm_80 and later) beat every SIMT rung at every size measured.
- * omatcopy: `vectorized` (16-byte accesses, tile sized to the matrix) at every size measured.
- * Reductions: `singlepass` is fastest from 2^10 to 2^28 (one launch, no second pass). */
+ * omatcopy: `vectorized` at every size measured.
+ * Reductions: `singlepass` from 2^10 to 2^28 with unit increments; sasum with increment 4 is
+ *   10% faster with `shuffle` (singlepass's strided path fell behind cuBLAS there). */
 static const mb_auto_rule rules[] = {
-    {MINIBLAS_OP_SGEMM, -1, -1, 0, "tuned"},
-    {MINIBLAS_OP_DGEMM, -1, -1, 8, "dmma"},
-    {MINIBLAS_OP_DGEMM, -1, -1, 0, "tuned"},
-    {MINIBLAS_OP_SOMATCOPY, -1, -1, 0, "vectorized"},
-    {MINIBLAS_OP_DOMATCOPY, -1, -1, 0, "vectorized"},
-    {MINIBLAS_OP_SASUM, -1, -1, 0, "singlepass"},
-    {MINIBLAS_OP_DASUM, -1, -1, 0, "singlepass"},
-    {MINIBLAS_OP_SDOT, -1, -1, 0, "singlepass"},
-    {MINIBLAS_OP_DDOT, -1, -1, 0, "singlepass"},
+    {MINIBLAS_OP_SGEMM, 2048, -1, 0, 0, -1, "pipelined"},
+    {MINIBLAS_OP_SGEMM, -1, -1, 0, -1, -1, "tuned"},
+    {MINIBLAS_OP_DGEMM, -1, -1, 8, -1, -1, "dmma"},
+    {MINIBLAS_OP_DGEMM, -1, -1, 0, -1, -1, "tuned"},
+    {MINIBLAS_OP_SOMATCOPY, -1, -1, 0, -1, -1, "vectorized"},
+    {MINIBLAS_OP_DOMATCOPY, -1, -1, 0, -1, -1, "vectorized"},
+    {MINIBLAS_OP_SASUM, -1, -1, 0, -1, 0, "shuffle"},
+    {MINIBLAS_OP_SASUM, -1, -1, 0, -1, -1, "singlepass"},
+    {MINIBLAS_OP_DASUM, -1, -1, 0, -1, -1, "singlepass"},
+    {MINIBLAS_OP_SDOT, -1, -1, 0, -1, -1, "singlepass"},
+    {MINIBLAS_OP_DDOT, -1, -1, 0, -1, -1, "singlepass"},
 };
 
 int mb_auto_pick(miniblas_op_t op, const mb_shape *shape, int allow_reduced, int cc_major,
@@ -54,7 +65,9 @@ int mb_auto_pick(miniblas_op_t op, const mb_shape *shape, int allow_reduced, int
     for (size_t r = 0; r < sizeof rules / sizeof rules[0]; ++r) {
         const mb_auto_rule *x = &rules[r];
         if (x->op != op || (x->min_size >= 0 && size < x->min_size) ||
-            (x->max_size >= 0 && size > x->max_size) || cc_major < x->min_cc_major)
+            (x->max_size >= 0 && size > x->max_size) || cc_major < x->min_cc_major ||
+            (x->trans >= 0 && shape->trans != x->trans) ||
+            (x->unit_inc >= 0 && unit_inc(op, shape) != x->unit_inc))
             continue;
         int i = mb_rung_index(op, x->rung);
         if (i < 0) continue;

@@ -33,7 +33,7 @@ struct miniblas_context {
 /* The shape a rung is chosen for. */
 typedef struct mb_shape {
     int64_t m, n, k;     /* gemm: m, n, k; omatcopy: rows, cols (k unused); reductions: n */
-    int trans;           /* omatcopy: 0/1 */
+    int trans;           /* omatcopy: 0/1; gemm: transa | transb << 1 (column-major, normalised) */
     int64_t incx, incy;  /* reductions */
 } mb_shape;
 
