@@ -61,7 +61,7 @@ sanitize() { # tool: run every GPU test executable under compute-sanitizer, quic
   note "$tool: rc=$rc in $(( $(date +%s) - t0 )) s"
 }
 if has memcheck; then sanitize memcheck '.' >"$out/sanitizer.log" 2>&1; grep -E "^### rc=|ERROR SUMMARY" "$out/sanitizer.log" | sort | uniq -c | tee -a "$summary"; fi
-if has racecheck; then sanitize racecheck 'gemm|omatcopy|reduce' >>"$out/sanitizer.log" 2>&1; tail -3 "$out/sanitizer.log" | tee -a "$summary"; fi
+if has racecheck; then sanitize racecheck "${MB_RACE_FILTER:-gemm|omatcopy|reduce}" >>"$out/sanitizer.log" 2>&1; tail -3 "$out/sanitizer.log" | tee -a "$summary"; fi
 
 if has bench; then
   t0=$(date +%s)
