@@ -56,6 +56,17 @@
  *    loads after the wait still see them. Blocks of the next call that become resident while
  *    this call drains its last wave start their DRAM reads during that tail. Expected: most
  *    of the tail back at 4096^2 (3.9 waves: +2-3%).
+ *
+ * Measured, run 4 (copy ceiling 4243 GB/s): float T 4096^2 88.3%, 8192^2 93.0%, 16384^2
+ * 92.1% (98.6% of cuBLAS), 8192x2048 89.2%; double T 4096^2 91.7%, 8192^2 91.3% (96.3% of
+ * cuBLAS), 16384^2 90.6%, 8192x2048 91.6%. Double trails float by ~1.5% at >= 8192^2.
+ *
+ * Change after run 4: band height per tile shape, from the resident block count N (launcher):
+ * bh = floor(sqrt(N * TC / TR)) row tiles (<= 32), so the in-flight window of tiles is about
+ * square in elements. Float 64x64 keeps 32 (2048 x 2112 window: 8 KB runs of both A and B
+ * columns, the float numbers above); double 64x32 goes 32 -> 22 (window 2048 x 1056 ->
+ * 1408 x 1536: A runs 16 -> 11 KB, B runs 8 -> 12 KB, i.e. the balance float already has).
+ * Expected: double >= 8192^2 +1-2% (towards float's 93%); float unchanged (same order).
  */
 #include "../common/common.cuh"
 
@@ -108,22 +119,22 @@ __device__ __forceinline__ void vec_prefetch_l2(const void *p, unsigned bytes) {
 }
 
 /*
- * Tile order: linear tile t -> (row tile ti, column tile tj) of A in bands of VEC_BAND row
- * tiles, each band walked column of tiles by column of tiles (ti fastest within the band).
- * Blocks run roughly in t order, so the ~1000 tiles in flight cover about VEC_BAND row tiles x
- * 1000 / VEC_BAND column tiles: each column of A is read, and each column of B written, in
- * runs of ~32 consecutive tile pieces (8-16 KB) instead of full columns of A but only ~1 KB
+ * Tile order: linear tile t -> (row tile ti, column tile tj) of A in bands of bh row tiles
+ * (chosen by the launcher, at most VEC_BAND_MAX), each band walked column of tiles by column
+ * of tiles (ti fastest within the band). Blocks run roughly in t order, so the ~1000 tiles in
+ * flight cover about bh row tiles x 1000 / bh column tiles: each column of A is read, and
+ * each column of B written, in runs of 8-12 KB instead of full columns of A but only ~1 KB
  * runs of B (the plain ti-fastest order at 16384^2), which is kinder to DRAM pages.
  */
-#define VEC_BAND 32u
+#define VEC_BAND_MAX 32 /* the launcher's 2^31 numbering check assumes bands <= 32 tiles */
 __device__ __forceinline__ void vec_tile_of(unsigned t, unsigned row_tiles, unsigned col_tiles,
-                                            unsigned *ti, unsigned *tj) {
-    const unsigned per_band = VEC_BAND * col_tiles; /* < 2^31: checked by the launcher */
+                                            unsigned bh, unsigned *ti, unsigned *tj) {
+    const unsigned per_band = bh * col_tiles; /* < 2^31: checked by the launcher */
     const unsigned band = t / per_band, r = t - band * per_band;
-    const unsigned left = row_tiles - band * VEC_BAND;
-    const unsigned h = left < VEC_BAND ? left : VEC_BAND;
+    const unsigned left = row_tiles - band * bh;
+    const unsigned h = left < bh ? left : bh;
     *tj = r / h;
-    *ti = band * VEC_BAND + (r - *tj * h);
+    *ti = band * bh + (r - *tj * h);
 }
 
 template <typename T>
@@ -151,7 +162,7 @@ __device__ __forceinline__ void vec_store_cs(double *p, const vec_t<double> &r) 
  */
 template <typename T, int TR, int TC, bool TRANS>
 __global__ void __launch_bounds__(VEC_THREADS, VEC_BLOCKS_PER_SM)
-    omatcopy_vec_kernel(mb_omatcopy_args a, unsigned row_tiles, unsigned col_tiles) {
+    omatcopy_vec_kernel(mb_omatcopy_args a, unsigned row_tiles, unsigned col_tiles, unsigned bh) {
     enum { W = 16 / sizeof(T), NSLOT = TR * TC / (W * VEC_THREADS), CG = TC / 32, RG = TR / 32 };
     static_assert(TC % 32 == 0 && TR % 32 == 0 && (TR / W) % 8 == 0 && (TC / W) % 8 == 0,
                   "tile shape outside the lane mapping");
@@ -165,7 +176,7 @@ __global__ void __launch_bounds__(VEC_THREADS, VEC_BLOCKS_PER_SM)
      * the launcher), so no grid-stride loop and nothing live across tiles */
     const int lv = tid & 7, lc = tid >> 3;
     unsigned ti, tj;
-    vec_tile_of(blockIdx.x, row_tiles, col_tiles, &ti, &tj);
+    vec_tile_of(blockIdx.x, row_tiles, col_tiles, bh, &ti, &tj);
     /* Before the PDL wait: ask L2 for this tile (its TC column pieces of A, TR elements each,
      * one bulk prefetch per column by threads 0 .. TC-1). A hint only: no data comes back,
      * and L2 is where every write of the previous grid lands, so the loads after the wait
@@ -326,10 +337,18 @@ template <> struct vec_cfg<double> { enum { BIG_TR = 64, BIG_TC = 32, SMALL_TR =
 #define VEC_SMALL_TILES_PER_SM 4
 
 template <typename T, int TR, int TC>
-static cudaError_t vec_launch(const mb_omatcopy_args *a, int pdl, cudaStream_t s) {
+static cudaError_t vec_launch(const mb_omatcopy_args *a, int pdl, int sms, cudaStream_t s) {
     cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute attr[1] = {};
     const unsigned row_tiles = (unsigned)mb_cdiv(a->rows, TR), col_tiles = (unsigned)mb_cdiv(a->cols, TC);
+    /* Band height bh (row tiles): the resident blocks N = sms * VEC_BLOCKS_PER_SM cover about
+     * bh x N/bh tiles; the largest bh with bh*TR <= (N/bh)*TC, i.e. floor(sqrt(N*TC/TR)), makes
+     * that window (nearly) square in elements, so A columns are read and B columns written in
+     * runs of equal length. 132 SMs: float 64x64 -> 32 (as before), double 64x32 -> 22
+     * (was 32: a 2048 x 1056 window, 16 KB runs of A but 8 KB runs of B). */
+    const long nw = (long)sms * VEC_BLOCKS_PER_SM * TC / TR;
+    long bh = 1;
+    while ((bh + 1) * (bh + 1) <= nw && bh < VEC_BAND_MAX) ++bh;
     /* one block per tile, 1D, in the banded order of vec_tile_of */
     cfg.gridDim = dim3(row_tiles * col_tiles);
     cfg.blockDim = dim3(VEC_THREADS);
@@ -340,8 +359,8 @@ static cudaError_t vec_launch(const mb_omatcopy_args *a, int pdl, cudaStream_t s
     cfg.attrs = attr;
     cfg.numAttrs = pdl ? 1 : 0;
     cudaError_t e =
-        a->trans ? cudaLaunchKernelEx(&cfg, omatcopy_vec_kernel<T, TR, TC, true>, *a, row_tiles, col_tiles)
-                 : cudaLaunchKernelEx(&cfg, omatcopy_vec_kernel<T, TR, TC, false>, *a, row_tiles, col_tiles);
+        a->trans ? cudaLaunchKernelEx(&cfg, omatcopy_vec_kernel<T, TR, TC, true>, *a, row_tiles, col_tiles, (unsigned)bh)
+                 : cudaLaunchKernelEx(&cfg, omatcopy_vec_kernel<T, TR, TC, false>, *a, row_tiles, col_tiles, (unsigned)bh);
     if (e != cudaSuccess) return e;
     return cudaGetLastError();
 }
@@ -370,8 +389,8 @@ static cudaError_t omatcopy_vectorized(const mb_omatcopy_args *a, cudaStream_t s
     typedef vec_cfg<T> C;
     const int64_t big_tiles = mb_cdiv(a->rows, C::BIG_TR) * mb_cdiv(a->cols, C::BIG_TC);
     if (big_tiles >= (int64_t)VEC_SMALL_TILES_PER_SM * sms)
-        return vec_launch<T, C::BIG_TR, C::BIG_TC>(a, pdl, s);
-    return vec_launch<T, C::SMALL_TR, C::SMALL_TC>(a, pdl, s);
+        return vec_launch<T, C::BIG_TR, C::BIG_TC>(a, pdl, sms, s);
+    return vec_launch<T, C::SMALL_TR, C::SMALL_TC>(a, pdl, sms, s);
 }
 
 MB_OMATCOPY_LAUNCHERS(vectorized, omatcopy_vectorized)
