@@ -6,7 +6,8 @@ every benchmark run instead of edited by hand.
 Usage:
     python3 perf/ladder_tables.py CSV [--doc gemm|transpose|reduction|all]
                                       [--ptxas BUILD_LOG] [--base OLD_CSV]
-                                      [--cublas-from OP:SHAPE=CSV_OR_RATE ...]
+                                      [--cublas-from OP:SHAPE[:TRANS]=CSV_OR_RATE ...]
+                                      [--conflicts NCU_TXT]
                                       [--update docs/X-ladder.md]
 
   CSV            written by miniblas-bench --csv (one row per op, shape, rung).
@@ -17,18 +18,22 @@ Usage:
                  same formulas as the launchers).
   --base OLD     a second CSV (an earlier run): adds a table "rate now / rate in OLD" per rung
                  and size.
-  --cublas-from OP:SHAPE=X
-                 take cuBLAS's rate at that op and shape from CSV file X (or X itself if it is
-                 a number, in the CSV's unit) for the %-of-cuBLAS figures; marked with "*" in the
-                 table. For a cuBLAS row measured while the GPU clock was still ramping up.
+  --cublas-from OP:SHAPE[:TRANS]=X
+                 take cuBLAS's rate at that op and shape (and transpose case, e.g. NN; without
+                 it, every case) from CSV file X (or X itself if it is a number, in the CSV's
+                 unit) for the %-of-cuBLAS figures; marked with "*" in the table. For a cuBLAS
+                 row measured while the GPU clock was still ramping up.
+  --conflicts F  the output of perf/bank-conflicts.sh (ncu): fills the column "bank conflicts
+                 per request" (shared loads / shared stores) for the kernels it measured.
   --update DOC   replace the generated block of DOC (between the markers
                  "<!-- tables: generated ..." and "<!-- end of generated tables -->") in place.
 
 Every figure is read from the CSV: rate (GFLOP/s or GB/s), fraction_ceiling (the benchmark's
 ceiling: FP32/FP64 SIMT peak for gemm, device copy for omatcopy, streaming read for the
 reductions). % of cuBLAS is recomputed as rate / cuBLAS rate (cuBLAS FP32 for every sgemm
-rung, also tf32; the tf32 cell adds its ratio to cuBLAS TF32). The bank-conflict column is
-left for perf/bank-conflicts.sh (ncu) figures.
+rung, also tf32; the tf32 cell adds its ratio to cuBLAS TF32). gemm gets one set of tables
+per transpose case in the CSV (NN, TT, ...). The bank-conflict column is filled from
+--conflicts where given ("-" where ncu did not measure that kernel).
 """
 import argparse
 import collections
@@ -57,6 +62,19 @@ def load(path):
             if r["rung"] not in lst:
                 lst.append(r["rung"])
     return rows, order
+
+
+def by_trans(rows, trans):
+    """The rows of one transpose case only."""
+    return collections.OrderedDict((k, v) for k, v in rows.items() if k[2] == trans)
+
+
+def trans_of(rows, op):
+    out = []
+    for (o, s, t, i) in rows:
+        if o == op and t not in out:
+            out.append(t)
+    return out
 
 
 def shapes_of(rows, op):
@@ -104,35 +122,39 @@ def pow2(n):
 def parse_overrides(items):
     out = {}
     for it in items:
-        m = re.match(r"^([a-z]+):([0-9x]+)=(.+)$", it)
+        m = re.match(r"^([a-z]+):([0-9x]+)(?::([A-Z-]+))?=(.+)$", it)
         if not m:
-            sys.exit("ladder_tables: bad --cublas-from '%s' (OP:SHAPE=CSV_OR_RATE)" % it)
-        op, shape, src = m.groups()
+            sys.exit("ladder_tables: bad --cublas-from '%s' (OP:SHAPE[:TRANS]=CSV_OR_RATE)" % it)
+        op, shape, trans, src = m.groups()
         try:
-            out[(op, shape)] = float(src)
+            out[(op, shape, trans)] = float(src)
             continue
         except ValueError:
             pass
         rows, _ = load(src)
-        r = cell_row(rows, op, shape)
+        r = cell_row(by_trans(rows, trans) if trans else rows, op, shape)
         if not r or "cublas" not in r:
             sys.exit("ladder_tables: no cublas row for %s %s in %s" % (op, shape, src))
-        out[(op, shape)] = float(r["cublas"]["rate"])
+        out[(op, shape, trans)] = float(r["cublas"]["rate"])
     return out
 
 
 def cublas_rate(rows, overrides, op, shape, which="cublas"):
-    """(rate, overridden?) of cuBLAS at op/shape."""
-    if which == "cublas" and (op, shape) in overrides:
-        return overrides[(op, shape)], True
+    """(rate, overridden?) of cuBLAS at op/shape (rows: one transpose case)."""
     r = cell_row(rows, op, shape)
+    trans = next((t for (o, s, t, i) in rows if o == op and s == shape), None)
+    if which == "cublas":
+        for key in ((op, shape, trans), (op, shape, None)):
+            if key in overrides:
+                return overrides[key], True
     if r and which in r:
         return float(r[which]["rate"]), False
     return None, False
 
 
 # ------------------------------------------------------------------ ptxas
-RUNG10_CFGS = {"128, 128, 16, 64, 32, 8, 8, 2, 2", "128, 64, 8, 64, 16, 8, 4, 3, 2"}
+RUNG10_CFGS = {"128, 128, 16, 64, 32, 8, 8, 2, 2", "128, 64, 8, 64, 16, 8, 4, 3, 2",
+               "128, 128, 16, 64, 32, 8, 8, 2, 2, 1", "128, 64, 8, 64, 16, 8, 4, 3, 2, 1"}
 
 
 def kernel_rung(name):
@@ -170,10 +192,12 @@ def dynamic_smem(name, rung, prec):
     if name.startswith("void gemm_padded_kernel"):
         return 2 * 32 * 33 * es
     m = re.search(r"mb_wt_cfg<([^>]*)>", name)
-    if m:  # 10_warptiled.cu: STAGES * BK * ((BM + V) + (BN + V)) * sizeof(T)
-        bm, bn, bk, wm, wn, tm, tn, st, minb = [int(x) for x in m.group(1).split(",")]
+    if m:  # 10_warptiled.cu mb_wt_smem_bytes: max(cp.async ring, k-slice reduction buffer)
+        p = [int(x) for x in m.group(1).split(",")]
+        bm, bn, bk, wm, wn, tm, tn, st, minb = p[:9]
+        ks = p[9] if len(p) > 9 else 1  # k-slices (later versions): reduction buffer
         v = 16 // es
-        return st * bk * ((bm + v) + (bn + v)) * es
+        return max(st * bk * ((bm + v) + (bn + v)) * es, (ks - 1) * bm * bn * es)
     m = re.match(r"void tc_gemm_kernel<tc_cfg<\w+, (\d+), (\d+), (\d+), (\d+), (\d+), (\d+), (\d+)>, "
                  r"(\d), (true|false), (true|false)>", name)
     if m:  # tc_common.cuh: tc_cfg::smem_bytes
@@ -220,6 +244,39 @@ def load_ptxas(path):
     return out
 
 
+def load_conflicts(path):
+    """(family, rung, precision, trans) -> "ld X / st Y" from perf/bank-conflicts.sh output."""
+    out = {}
+    with open(path, errors="replace") as f:
+        for line in f:
+            m = re.match(r"void (gemm|omatcopy|reduce)_([a-z]+)_kernel<(.*?)\s+ld\s+(\d+)\s+"
+                         r"conflicts/ld\s+([\d.]+)\s+st\s+(\d+)\s+conflicts/st\s+([\d.]+)", line)
+            if not m:
+                continue
+            fam, rung, args, nld, ld, nst, st = m.groups()
+            targs = [x.strip(" <>") for x in args.split(",")]
+            prec = "double" if "double" in targs else "float"
+            trans = "T" if fam == "omatcopy" else "-"
+            if fam == "gemm":
+                trans = ("T" if targs[1] == "1" else "N") + ("T" if targs[2] == "1" else "N")
+            if fam == "reduce":
+                dot = targs[-1] in ("1", "true")
+                prec += "-dot" if dot else "-asum"
+            if rung == "vec":
+                rung = "vectorized"
+            cell = "%s / %s" % (ld if int(nld) else "-", st if int(nst) else "-")
+            if rung == "warptiled" and "128, 128" not in args:
+                continue
+            out[(fam, rung, prec, trans)] = cell
+    return out
+
+
+def conflict_cell(conf, fam, rung, prec, trans):
+    if conf is None:
+        return "to be measured"
+    return conf.get((fam, rung, prec, trans), "-")
+
+
 def kb(b):
     if b < 1024:
         return "%d B" % b
@@ -263,11 +320,20 @@ def table(header, body):
     return "\n".join(out)
 
 
-def gemm_tables(rows, order, ptx, overrides, sizes):
+def gemm_tables(rows_all, order, ptx, overrides, sizes, conf=None):
     out = []
     for op in GEMM:
         if op not in order:
             continue
+        for trans in trans_of(rows_all, op):
+            out.append(gemm_tables_one(by_trans(rows_all, trans), order, ptx, overrides, sizes,
+                                       conf, op, trans))
+    return "\n\n".join(out)
+
+
+def gemm_tables_one(rows, order, ptx, overrides, sizes, conf, op, trans):
+    out = []
+    if True:
         prec = "float" if op[0] == "s" else "double"
         sq = [s for s in shapes_of(rows, op) if is_square(s)]
         if sizes:
@@ -300,7 +366,7 @@ def gemm_tables(rows, order, ptx, overrides, sizes):
                     txt += ")"
                 elif rung == "cublas" and over:
                     txt += " [%s*]" % fmt_rate(cb, "GFLOP/s")
-                    notes.append("* n=%d: %% of cuBLAS against cuBLAS's %s TFLOP/s taken from "
+                    notes.append("* " + trans + " n=%d: %% of cuBLAS against cuBLAS's %s TFLOP/s taken from "
                                  "another run (--cublas-from); this run measured %s." %
                                  (side(s), fmt_rate(cb, "GFLOP/s"), txt.split(" ")[0]))
                 line.append(txt)
@@ -312,9 +378,10 @@ def gemm_tables(rows, order, ptx, overrides, sizes):
                     line += ["", ""]
                 else:
                     line += list(res_cells(ptx, "gemm", rung, prec))
-            line.append("" if rung in ("cublas", "cublas_tf32", "auto") else "to be measured")
+            line.append("" if rung in ("cublas", "cublas_tf32", "auto") else
+                        conflict_cell(conf, "gemm", rung, prec, trans))
             body.append(line)
-        out.append("#### %s, NN, square n\n\n%s" % (op, table(head, body)))
+        out.append("#### %s, %s, square n\n\n%s" % (op, trans, table(head, body)))
         if notes:
             out.append("\n".join(sorted(set(notes))))
         # other shapes
@@ -336,11 +403,11 @@ def gemm_tables(rows, order, ptx, overrides, sizes):
                         txt += " (%s)" % pct(rate / cb)
                     line.append(txt)
                 body.append(line)
-            out.append("#### %s, NN, other shapes (m x n x k)\n\n%s" % (op, table(head, body)))
+            out.append("#### %s, %s, other shapes (m x n x k)\n\n%s" % (op, trans, table(head, body)))
     return "\n\n".join(out)
 
 
-def mem_tables(rows, order, ptx, overrides, ops, fam, small, large, ceiling_name):
+def mem_tables(rows, order, ptx, overrides, ops, fam, small, large, ceiling_name, conf=None):
     out = []
     for op in ops:
         if op not in order:
@@ -409,19 +476,31 @@ def mem_tables(rows, order, ptx, overrides, ops, fam, small, large, ceiling_name
                     line += ["", ""]
                 else:
                     line += list(res_cells(ptx, fam, rung, prec))
-            line.append("" if rung in ("cublas", "auto") else "to be measured")
+            line.append("" if rung in ("cublas", "auto") else
+                        conflict_cell(conf, fam, rung, prec, "T" if fam == "omatcopy" else "-"))
             body.append(line)
         trans = next((t for (o, s, t, i) in rows if o == op), "")
         out.append("#### %s%s\n\n%s" % (op, " " + trans if fam == "omatcopy" else "", table(head, body)))
     return "\n\n".join(out)
 
 
-def compare_tables(rows, base, ops):
+def compare_tables(rows_all, base_all, ops):
     out = []
     for op in ops:
+        for trans in trans_of(base_all, op):
+            rows, base = by_trans(rows_all, trans), by_trans(base_all, trans)
+            t = compare_one(rows, base, op, "" if trans == "-" else " " + trans)
+            if t:
+                out.append(t)
+    return "\n\n".join(out)
+
+
+def compare_one(rows, base, op, tlab):
+    out = []
+    if True:
         shp = [s for s in shapes_of(rows, op) if cell_row(base, op, s)]
         if not shp:
-            continue
+            return ""
         rungs = []
         for s in shp:
             for rg in cell_row(rows, op, s):
@@ -438,7 +517,7 @@ def compare_tables(rows, base, ops):
                 else:
                     line.append("-")
             body.append(line)
-        out.append("#### %s: rate in this CSV / rate in the base CSV\n\n%s" % (op, table(head, body)))
+        out.append("#### %s%s: rate in this CSV / rate in the base CSV\n\n%s" % (op, tlab, table(head, body)))
     return "\n\n".join(out)
 
 
@@ -448,7 +527,8 @@ def main():
     ap.add_argument("--doc", default="all", choices=["gemm", "transpose", "reduction", "all"])
     ap.add_argument("--ptxas", help="build log with -Xptxas -v output")
     ap.add_argument("--base", help="an earlier CSV to compare with")
-    ap.add_argument("--cublas-from", action="append", default=[], metavar="OP:SHAPE=CSV_OR_RATE")
+    ap.add_argument("--cublas-from", action="append", default=[], metavar="OP:SHAPE[:TRANS]=CSV_OR_RATE")
+    ap.add_argument("--conflicts", help="output of perf/bank-conflicts.sh (ncu)")
     ap.add_argument("--gemm-sizes", default="1024,4096,8192",
                     help="square gemm sizes to tabulate (default 1024,4096,8192; 'all' for every one)")
     ap.add_argument("--small", default="", help="small size of the memory-bound tables (e.g. 1024, 2^20)")
@@ -463,19 +543,20 @@ def main():
         sys.exit("ladder_tables: no usable rows in %s" % a.csv)
     ptx = load_ptxas(a.ptxas) if a.ptxas else None
     ov = parse_overrides(a.cublas_from)
+    conf = load_conflicts(a.conflicts) if a.conflicts else None
     base = load(a.base)[0] if a.base else None
     sizes = None if a.gemm_sizes == "all" else set(int(x) for x in a.gemm_sizes.split(","))
     parts = []
     if a.doc in ("gemm", "all"):
-        parts.append(gemm_tables(rows, order, ptx, ov, sizes))
+        parts.append(gemm_tables(rows, order, ptx, ov, sizes, conf))
         if base:
             parts.append(compare_tables(rows, base, GEMM))
     if a.doc in ("transpose", "all"):
-        parts.append(mem_tables(rows, order, ptx, ov, TRANSPOSE, "omatcopy", a.small, a.large, "copy"))
+        parts.append(mem_tables(rows, order, ptx, ov, TRANSPOSE, "omatcopy", a.small, a.large, "copy", conf))
         if base:
             parts.append(compare_tables(rows, base, TRANSPOSE))
     if a.doc in ("reduction", "all"):
-        parts.append(mem_tables(rows, order, ptx, ov, REDUCTION, "reduce", a.small, a.large, "read"))
+        parts.append(mem_tables(rows, order, ptx, ov, REDUCTION, "reduce", a.small, a.large, "read", conf))
         if base:
             parts.append(compare_tables(rows, base, REDUCTION))
     text = "\n\n".join(p for p in parts if p)
