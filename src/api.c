@@ -24,6 +24,20 @@ static miniblas_status_t launched(struct miniblas_context *h, cudaError_t e, con
     return e == cudaSuccess ? MINIBLAS_STATUS_SUCCESS : mb_cuda_fail(h, e, what);
 }
 
+/* Pick the rung for the shape and launch it on the handle's stream (device already current;
+ * restored here). */
+static miniblas_status_t select_and_launch(struct miniblas_context *h, miniblas_op_t op,
+                                           const mb_shape *shape, const void *args, int prev) {
+    const mb_rung *r;
+    miniblas_status_t st = mb_select(h, op, shape, &r);
+    if (st != MINIBLAS_STATUS_SUCCESS) {
+        leave(h, prev);
+        return st;
+    }
+    h->last_rung[op] = r->name;
+    return launched(h, r->launch(args, h->stream), r->name, prev);
+}
+
 /* ------------------------------------------------------------------ gemm */
 
 static miniblas_status_t gemm(struct miniblas_context *h, miniblas_op_t op, size_t elem,
@@ -62,14 +76,7 @@ static miniblas_status_t gemm(struct miniblas_context *h, miniblas_op_t op, size
         return launched(h, e, "gemm beta-scale launch", prev);
     }
     mb_shape shape = {a.m, a.n, a.k, a.transa | a.transb << 1, 0, 0};
-    const mb_rung *r;
-    miniblas_status_t st = mb_select(h, op, &shape, &r);
-    if (st != MINIBLAS_STATUS_SUCCESS) {
-        leave(h, prev);
-        return st;
-    }
-    h->last_rung[op] = r->name;
-    return launched(h, r->launch(&a, h->stream), r->name, prev);
+    return select_and_launch(h, op, &shape, &a, prev);
 }
 
 miniblas_status_t miniblas_sgemm(miniblas_handle_t h, miniblas_layout_t layout,
@@ -114,14 +121,7 @@ static miniblas_status_t omatcopy(struct miniblas_context *h, miniblas_op_t op, 
     cudaError_t e = enter(h, &prev);
     if (e != cudaSuccess) return mb_cuda_fail(h, e, "cudaSetDevice");
     mb_shape shape = {a.rows, a.cols, 0, a.trans, 0, 0};
-    const mb_rung *r;
-    miniblas_status_t st = mb_select(h, op, &shape, &r);
-    if (st != MINIBLAS_STATUS_SUCCESS) {
-        leave(h, prev);
-        return st;
-    }
-    h->last_rung[op] = r->name;
-    return launched(h, r->launch(&a, h->stream), r->name, prev);
+    return select_and_launch(h, op, &shape, &a, prev);
 }
 
 miniblas_status_t miniblas_somatcopy(miniblas_handle_t h, miniblas_layout_t layout,
