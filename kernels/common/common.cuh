@@ -18,6 +18,45 @@ static inline unsigned mb_grid_dim(int64_t blocks, int64_t cap) {
 #define MB_GRID_X_MAX 2147483647LL
 #define MB_GRID_YZ_MAX 65535LL
 
+/* SM count and compute-capability major of the current device, cached per device (both are
+ * constant): launchers size their grids to the machine without a runtime query per call. */
+#define MB_MAX_DEVICES 64
+static inline cudaError_t mb_device_info(int *sms, int *cc_major) {
+    static int cache_sms[MB_MAX_DEVICES], cache_major[MB_MAX_DEVICES];
+    int dev = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e != cudaSuccess) return e;
+    const int cached = dev >= 0 && dev < MB_MAX_DEVICES;
+    int v = cached ? __atomic_load_n(&cache_sms[dev], __ATOMIC_RELAXED) : 0;
+    int m = cached ? __atomic_load_n(&cache_major[dev], __ATOMIC_RELAXED) : 0;
+    if (v <= 0 || m <= 0) {
+        e = cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev);
+        if (e != cudaSuccess) return e;
+        e = cudaDeviceGetAttribute(&m, cudaDevAttrComputeCapabilityMajor, dev);
+        if (e != cudaSuccess) return e;
+        if (cached) {
+            __atomic_store_n(&cache_sms[dev], v, __ATOMIC_RELAXED);
+            __atomic_store_n(&cache_major[dev], m, __ATOMIC_RELAXED);
+        }
+    }
+    if (sms) *sms = v;
+    if (cc_major) *cc_major = m;
+    return cudaSuccess;
+}
+
+/* Programmatic dependent launch (sm_90): wait for the previous grid in the stream to finish
+ * and flush its memory; allow the next grid to be scheduled. No-ops without a PDL launch. */
+__device__ __forceinline__ void mb_grid_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void mb_grid_launch_next() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 template <typename T> __device__ __forceinline__ T mb_abs(T v);
 template <> __device__ __forceinline__ float mb_abs<float>(float v) { return fabsf(v); }
 template <> __device__ __forceinline__ double mb_abs<double>(double v) { return fabs(v); }

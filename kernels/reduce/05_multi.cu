@@ -23,23 +23,6 @@
 
 #define MULTI_THREADS 256
 #define MULTI_BLOCKS_PER_SM 8
-#define MULTI_MAX_DEVICES 64
-
-/* Number of SMs of the current device, cached per device. */
-static cudaError_t multi_sm_count(int *out) {
-    static int cache[MULTI_MAX_DEVICES];
-    int dev = 0;
-    cudaError_t e = cudaGetDevice(&dev);
-    if (e != cudaSuccess) return e;
-    int v = (dev >= 0 && dev < MULTI_MAX_DEVICES) ? __atomic_load_n(&cache[dev], __ATOMIC_RELAXED) : 0;
-    if (v <= 0) {
-        e = cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev);
-        if (e != cudaSuccess) return e;
-        if (dev >= 0 && dev < MULTI_MAX_DEVICES) __atomic_store_n(&cache[dev], v, __ATOMIC_RELAXED);
-    }
-    *out = v;
-    return cudaSuccess;
-}
 
 /* Rung 4's unrolled tree. Thread t enters with v == s[t] stored and synchronised. */
 template <unsigned BLOCK, typename T>
@@ -97,7 +80,7 @@ __global__ void __launch_bounds__(BLOCK) reduce_multi_finish(const T *partials, 
 template <typename T, bool IS_DOT>
 static cudaError_t reduce_multi(const mb_reduce_args *a, cudaStream_t st) {
     int sms = 0;
-    cudaError_t e = multi_sm_count(&sms);
+    cudaError_t e = mb_device_info(&sms, NULL);
     if (e != cudaSuccess) return e;
     int64_t cap = (int64_t)sms * MULTI_BLOCKS_PER_SM;
     int64_t fit = (int64_t)((a->work_bytes - 256) / sizeof(T));

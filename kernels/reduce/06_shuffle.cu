@@ -29,22 +29,6 @@
 #define SHUF_THREADS 256
 #define SHUF_BLOCKS_PER_SM 4
 #define SHUF_UNROLL 4
-#define SHUF_MAX_DEVICES 64
-
-static cudaError_t shuf_sm_count(int *out) {
-    static int cache[SHUF_MAX_DEVICES];
-    int dev = 0;
-    cudaError_t e = cudaGetDevice(&dev);
-    if (e != cudaSuccess) return e;
-    int v = (dev >= 0 && dev < SHUF_MAX_DEVICES) ? __atomic_load_n(&cache[dev], __ATOMIC_RELAXED) : 0;
-    if (v <= 0) {
-        e = cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev);
-        if (e != cudaSuccess) return e;
-        if (dev >= 0 && dev < SHUF_MAX_DEVICES) __atomic_store_n(&cache[dev], v, __ATOMIC_RELAXED);
-    }
-    *out = v;
-    return cudaSuccess;
-}
 
 /* 16-byte vector of T and the term of one vector pair. */
 template <typename T> struct shuf_vec;
@@ -172,7 +156,7 @@ template <typename T, bool IS_DOT>
 static cudaError_t reduce_shuffle(const mb_reduce_args *a, cudaStream_t st) {
     const int W = shuf_vec<T>::width;
     int sms = 0;
-    cudaError_t e = shuf_sm_count(&sms);
+    cudaError_t e = mb_device_info(&sms, NULL);
     if (e != cudaSuccess) return e;
     const int64_t n = a->n;
     const int unit = a->incx == 1 && (!IS_DOT || a->incy == 1);

@@ -82,45 +82,7 @@
 #define SP_SUNROLL 8       /* elements per thread per round, strided path */
 #define SP_MIN_PER_THREAD 2 /* grid: each thread gets at least this many loads before more blocks */
 #define SP_COMBINE_DEPTH 4  /* partial loads in flight per thread of the last block */
-#define SP_MAX_DEVICES 64
 #define SP_ONE_BLOCK_BYTES 32768 /* n * sizeof(T) up to this: one block, no partials */
-
-/* SM count and compute capability major of the current device, cached per device. */
-static cudaError_t sp_device_info(int *sms, int *major) {
-    static int cache_sms[SP_MAX_DEVICES], cache_major[SP_MAX_DEVICES];
-    int dev = 0;
-    cudaError_t e = cudaGetDevice(&dev);
-    if (e != cudaSuccess) return e;
-    const int cached = dev >= 0 && dev < SP_MAX_DEVICES;
-    int v = cached ? __atomic_load_n(&cache_sms[dev], __ATOMIC_RELAXED) : 0;
-    int m = cached ? __atomic_load_n(&cache_major[dev], __ATOMIC_RELAXED) : 0;
-    if (v <= 0 || m <= 0) {
-        e = cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev);
-        if (e != cudaSuccess) return e;
-        e = cudaDeviceGetAttribute(&m, cudaDevAttrComputeCapabilityMajor, dev);
-        if (e != cudaSuccess) return e;
-        if (cached) {
-            __atomic_store_n(&cache_sms[dev], v, __ATOMIC_RELAXED);
-            __atomic_store_n(&cache_major[dev], m, __ATOMIC_RELAXED);
-        }
-    }
-    *sms = v;
-    *major = m;
-    return cudaSuccess;
-}
-
-/* Programmatic dependent launch (sm_90): wait for the previous grid in the stream to finish
- * and flush its memory; allow the next grid to be scheduled. No-ops without a PDL launch. */
-__device__ __forceinline__ void sp_grid_wait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
-}
-__device__ __forceinline__ void sp_grid_launch_next() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
-}
 
 /* Ticket: atomicInc with acquire-release semantics at device scope (release: this thread's
  * partial store is visible before the ticket; acquire: the last block sees every partial). */
@@ -327,10 +289,10 @@ __global__ void __launch_bounds__(BLOCK, SP_BLOCKS_PER_SM)
     /* Nothing is read or written before the previous grid has finished (PDL). Small calls let
      * the next launch start at once; large ones only after this grid's loads (launched early,
      * the next grid's blocks competed with this one's streaming: run 3 asum lost 24%). */
-    sp_grid_wait();
-    if (early) sp_grid_launch_next();
+    mb_grid_wait();
+    if (early) mb_grid_launch_next();
     T v = sp_thread_sum<BLOCK, T, IS_DOT, VEC>(a, head, nvec);
-    if (!early) sp_grid_launch_next();
+    if (!early) mb_grid_launch_next();
     v = sp_block_sum<BLOCK>(v, s);
     if (gridDim.x == 1) { /* small n: no partials, no counter */
         if (threadIdx.x == 0) *(T *)a.result = v;
@@ -386,7 +348,7 @@ template <typename T, bool IS_DOT>
 static cudaError_t reduce_singlepass(const mb_reduce_args *a, cudaStream_t st) {
     const int W = sp_vec<T>::width;
     int sms = 0, major = 0;
-    cudaError_t e = sp_device_info(&sms, &major);
+    cudaError_t e = mb_device_info(&sms, &major);
     if (e != cudaSuccess) return e;
     const int64_t n = a->n;
     const int unit = a->incx == 1 && (!IS_DOT || a->incy == 1);

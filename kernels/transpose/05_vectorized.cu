@@ -72,43 +72,7 @@
 
 #define VEC_THREADS 256
 #define VEC_BLOCKS_PER_SM 8 /* 2048 threads per SM: <= 32 registers per thread */
-#define VEC_MAX_DEVICES 64
 
-/* SM count and compute capability major of the current device, cached per device. */
-static cudaError_t vec_device_info(int *sms, int *major) {
-    static int cache_sms[VEC_MAX_DEVICES], cache_major[VEC_MAX_DEVICES];
-    int dev = 0;
-    cudaError_t e = cudaGetDevice(&dev);
-    if (e != cudaSuccess) return e;
-    const int cached = dev >= 0 && dev < VEC_MAX_DEVICES;
-    int v = cached ? __atomic_load_n(&cache_sms[dev], __ATOMIC_RELAXED) : 0;
-    int m = cached ? __atomic_load_n(&cache_major[dev], __ATOMIC_RELAXED) : 0;
-    if (v <= 0 || m <= 0) {
-        e = cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev);
-        if (e != cudaSuccess) return e;
-        e = cudaDeviceGetAttribute(&m, cudaDevAttrComputeCapabilityMajor, dev);
-        if (e != cudaSuccess) return e;
-        if (cached) {
-            __atomic_store_n(&cache_sms[dev], v, __ATOMIC_RELAXED);
-            __atomic_store_n(&cache_major[dev], m, __ATOMIC_RELAXED);
-        }
-    }
-    *sms = v;
-    *major = m;
-    return cudaSuccess;
-}
-
-/* Programmatic dependent launch (sm_90); no-ops without a PDL launch. */
-__device__ __forceinline__ void vec_grid_wait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
-}
-__device__ __forceinline__ void vec_grid_launch_next() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
-}
 
 /* Bulk prefetch of [p, p + bytes) into L2 (sm_90 cp.async.bulk.prefetch; p 16-byte aligned,
  * bytes a multiple of 16). A hint: no data comes back, nothing to wait for. */
@@ -185,8 +149,8 @@ __global__ void __launch_bounds__(VEC_THREADS, VEC_BLOCKS_PER_SM)
     const int64_t i0 = (int64_t)ti * TR, j0 = (int64_t)tj * TC;
     const bool full = i0 + TR <= rows && j0 + TC <= cols;
     if (full && tid < TC) vec_prefetch_l2(A + i0 + (j0 + tid) * lda, (unsigned)(TR * sizeof(T)));
-    vec_grid_wait(); /* PDL: nothing is read or written before the previous grid is done */
-    vec_grid_launch_next();
+    mb_grid_wait(); /* PDL: nothing is read or written before the previous grid is done */
+    mb_grid_launch_next();
     {
         {
             vec_t<T> r[NSLOT];
@@ -277,55 +241,12 @@ __global__ void __launch_bounds__(VEC_THREADS, VEC_BLOCKS_PER_SM)
     }
 }
 
-/* Fallback when alignment does not allow vectors: rung 4's kernel (32x32 tile, 32x8 threads,
- * 4 elements per thread). */
-#define VEC_STILE 32
-#define VEC_SROWS 8
-
-template <typename T>
-__global__ void __launch_bounds__(VEC_STILE * VEC_SROWS, VEC_BLOCKS_PER_SM)
-    omatcopy_vec_scalar_kernel(mb_omatcopy_args a) {
-    __shared__ T tile[VEC_STILE][VEC_STILE + 1];
-    const T *A = (const T *)a.A;
-    T *B = (T *)a.B;
-    const T alpha = (T)a.alpha;
-    const int tx = threadIdx.x, ty = threadIdx.y;
-    const int64_t rows = a.rows, cols = a.cols, lda = a.lda, ldb = a.ldb;
-    const int64_t row_tiles = (rows + VEC_STILE - 1) / VEC_STILE;
-    const int64_t col_tiles = (cols + VEC_STILE - 1) / VEC_STILE;
-    for (int64_t tj = blockIdx.y; tj < col_tiles; tj += gridDim.y)
-        for (int64_t ti = blockIdx.x; ti < row_tiles; ti += gridDim.x) {
-            const int64_t i0 = ti * VEC_STILE, j0 = tj * VEC_STILE;
-            if (!a.trans) {
-                const int64_t i = i0 + tx;
-                if (i < rows) {
-#pragma unroll
-                    for (int k = 0; k < VEC_STILE; k += VEC_SROWS) {
-                        const int64_t j = j0 + ty + k;
-                        if (j < cols) B[i + j * ldb] = alpha * A[i + j * lda];
-                    }
-                }
-                continue;
-            }
-            int64_t i = i0 + tx;
-            if (i < rows) {
-#pragma unroll
-                for (int k = 0; k < VEC_STILE; k += VEC_SROWS) {
-                    const int64_t j = j0 + ty + k;
-                    if (j < cols) tile[ty + k][tx] = alpha * A[i + j * lda];
-                }
-            }
-            __syncthreads();
-            const int64_t j = j0 + tx;
-            if (j < cols) {
-#pragma unroll
-                for (int k = 0; k < VEC_STILE; k += VEC_SROWS) {
-                    i = i0 + ty + k;
-                    if (i < rows) B[j + i * ldb] = tile[tx][ty + k];
-                }
-            }
-            __syncthreads();
-        }
+/* Fallback when alignment does not allow vectors: rung 4's launcher (32x32 tile, 32x8 threads,
+ * 4 elements per thread), kernels/transpose/04_multi.cu. */
+extern "C" cudaError_t mb_somatcopy_multi(const void *args, cudaStream_t stream);
+extern "C" cudaError_t mb_domatcopy_multi(const void *args, cudaStream_t stream);
+template <typename T> static cudaError_t vec_fallback(const mb_omatcopy_args *a, cudaStream_t s) {
+    return sizeof(T) == sizeof(float) ? mb_somatcopy_multi(a, s) : mb_domatcopy_multi(a, s);
 }
 
 /* Tile shapes (rows x columns of A): large problems take the big tile; problems with fewer
@@ -370,20 +291,15 @@ static cudaError_t omatcopy_vectorized(const mb_omatcopy_args *a, cudaStream_t s
     const int64_t W = 16 / sizeof(T);
     /* vectors need 16-byte aligned columns; the banded 1D tile numbering needs the tile count
      * (of the smallest tile, 32x32) and a band's count below 2^31 (always so for matrices that
-     * fit in memory; otherwise the scalar kernel, which has no such limit) */
+     * fit in memory; otherwise rung 4, which has no such limit) */
     const int64_t rt = mb_cdiv(a->rows, 32), ct = mb_cdiv(a->cols, 32);
     const int numberable = rt < ((int64_t)1 << 31) && ct < ((int64_t)1 << 25) &&
                            rt * ct + 32 * ct < ((int64_t)1 << 31);
     const int aligned = (uintptr_t)a->A % 16 == 0 && (uintptr_t)a->B % 16 == 0 &&
                         a->lda % W == 0 && a->ldb % W == 0 && numberable;
-    if (!aligned) {
-        dim3 grid(mb_grid_dim(mb_cdiv(a->rows, VEC_STILE), MB_GRID_X_MAX),
-                  mb_grid_dim(mb_cdiv(a->cols, VEC_STILE), MB_GRID_YZ_MAX));
-        omatcopy_vec_scalar_kernel<T><<<grid, dim3(VEC_STILE, VEC_SROWS), 0, s>>>(*a);
-        return cudaGetLastError();
-    }
+    if (!aligned) return vec_fallback<T>(a, s);
     int sms = 0, major = 0;
-    cudaError_t e = vec_device_info(&sms, &major);
+    cudaError_t e = mb_device_info(&sms, &major);
     if (e != cudaSuccess) return e;
     const int pdl = major >= 9;
     typedef vec_cfg<T> C;
