@@ -12,18 +12,9 @@
 #include <unistd.h>
 
 #include "../perf/bench_report.h"
+#include "cpu_check.h"
 
-static int passed, failed;
 
-#define CHECK(cond)                                                                           \
-    do {                                                                                      \
-        if (cond) {                                                                           \
-            passed++;                                                                         \
-        } else {                                                                              \
-            failed++;                                                                         \
-            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);                   \
-        }                                                                                     \
-    } while (0)
 
 static const char *kDevice = "NVIDIA \"H200\" \\ tab\there\nnewline \x01 caf\xc3\xa9, {x}";
 
@@ -221,6 +212,5 @@ int main(void) {
     test_escape();
     bench_run_free(&run);
     remove(json_path);
-    printf("bench_report: %d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return cpu_check_report("bench_report");
 }

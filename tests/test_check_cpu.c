@@ -14,18 +14,9 @@
 #include <stdio.h>
 #include <string.h>
 #include "check.h"
+#include "cpu_check.h"
 
-static int g_pass, g_fail;
 
-#define CHECK(cond)                                                                           \
-    do {                                                                                      \
-        if (cond)                                                                             \
-            ++g_pass;                                                                         \
-        else {                                                                                \
-            ++g_fail;                                                                         \
-            printf("%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond);                         \
-        }                                                                                     \
-    } while (0)
 
 enum { ROW = 101, COL = 102, NT = 111, TR = 112, CT = 113, CN = 114 };
 static const int all_trans[4] = {NT, TR, CT, CN};
@@ -658,6 +649,5 @@ int main(void) {
     test_asum();
     test_dot();
     test_valid_clears();
-    printf("check: %d passed, %d failed\n", g_pass, g_fail);
-    return g_fail ? 1 : 0;
+    return cpu_check_report("check");
 }

@@ -15,29 +15,9 @@
 #include <strings.h>
 #include <ctype.h>
 #include "internal.h"
+#include "cpu_check.h"
 
-static int g_pass, g_fail;
 
-#define CHECK(cond)                                                                           \
-    do {                                                                                      \
-        if (cond)                                                                             \
-            ++g_pass;                                                                         \
-        else {                                                                                \
-            ++g_fail;                                                                         \
-            printf("%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond);                         \
-        }                                                                                     \
-    } while (0)
-#define CHECKF(cond, ...)                                                                     \
-    do {                                                                                      \
-        if (cond)                                                                             \
-            ++g_pass;                                                                         \
-        else {                                                                                \
-            ++g_fail;                                                                         \
-            printf("%s:%d: FAILED: %s: ", __FILE__, __LINE__, #cond);                         \
-            printf(__VA_ARGS__);                                                              \
-            printf("\n");                                                                     \
-        }                                                                                     \
-    } while (0)
 
 static const char *const op_names[MINIBLAS_OP_COUNT] = {
     "sgemm", "dgemm", "somatcopy", "domatcopy", "sasum", "dasum", "sdot", "ddot"};
@@ -591,6 +571,5 @@ int main(void) {
     test_handle_functions();
     test_status_version();
     test_create_without_gpu();
-    printf("registry: %d passed, %d failed\n", g_pass, g_fail);
-    return g_fail ? 1 : 0;
+    return cpu_check_report("registry");
 }

@@ -188,4 +188,7 @@ static cudaError_t reduce_shuffle(const mb_reduce_args *a, cudaStream_t st) {
     return cudaGetLastError();
 }
 
+/* 07_singlepass.cu includes this file for its building blocks, without these launchers. */
+#ifndef MB_REDUCE_SHUFFLE_NO_LAUNCHERS
 MB_REDUCE_LAUNCHERS(shuffle, reduce_shuffle)
+#endif

@@ -71,7 +71,10 @@
  * Workspace: partials from the start; the counter (unsigned int) in the last 256 bytes,
  * which no other reduction rung writes.
  */
-#include "../common/common.cuh"
+/* Rung 6's building blocks: 16-byte vector types and terms (shuf_vec, shuf_vterm), the warp-
+ * shuffle block sum (shuf_block_sum). */
+#define MB_REDUCE_SHUFFLE_NO_LAUNCHERS
+#include "06_shuffle.cu"
 
 #define SP_THREADS 256
 #define SP_BLOCKS_PER_SM 4
@@ -103,51 +106,13 @@ __device__ __forceinline__ void sp_prefetch_l2(const void *p, unsigned bytes) {
 #endif
 }
 
-/* 16-byte vector of T and the term of one vector pair. */
-template <typename T> struct sp_vec;
-template <> struct sp_vec<float> { typedef float4 type; enum { width = 4 }; };
-template <> struct sp_vec<double> { typedef double2 type; enum { width = 2 }; };
-
-template <bool IS_DOT>
-__device__ __forceinline__ float sp_vterm(float4 a, float4 b) {
-    if (IS_DOT) return (a.x * b.x + a.y * b.y) + (a.z * b.z + a.w * b.w);
-    return (fabsf(a.x) + fabsf(a.y)) + (fabsf(a.z) + fabsf(a.w));
-}
-template <bool IS_DOT>
-__device__ __forceinline__ double sp_vterm(double2 a, double2 b) {
-    if (IS_DOT) return a.x * b.x + a.y * b.y;
-    return fabs(a.x) + fabs(a.y);
-}
-
-template <typename T>
-__device__ __forceinline__ T sp_warp_sum(T v) {
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
-    return v;
-}
-
-/* Sum over the block, valid in thread 0. s: one slot per warp. Barrier-safe to call twice
- * only with a __syncthreads in between. */
-template <unsigned BLOCK, typename T>
-__device__ __forceinline__ T sp_block_sum(T v, T *s) {
-    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    v = sp_warp_sum(v);
-    if (lane == 0) s[warp] = v;
-    __syncthreads();
-    if (warp == 0) {
-        v = lane < BLOCK / 32 ? s[lane] : (T)0;
-        v = sp_warp_sum(v);
-    }
-    return v;
-}
-
 /* This thread's share of the sum. VEC: elements [head, head + nvec * W) as nvec 16-byte
  * vectors, the rest (< 2W elements) scalar. Otherwise scalar, strided. The order of the
  * additions depends only on n, the grid and (VEC) head. */
 template <unsigned BLOCK, typename T, bool IS_DOT, bool VEC>
 __device__ __forceinline__ T sp_thread_sum(const mb_reduce_args &a, int64_t head, int64_t nvec) {
-    typedef typename sp_vec<T>::type VT;
-    const int W = sp_vec<T>::width;
+    typedef typename shuf_vec<T>::type VT;
+    const int W = shuf_vec<T>::width;
     const T *x = (const T *)a.x, *y = (const T *)a.y;
     const int64_t n = a.n;
     const int64_t gtid = (int64_t)blockIdx.x * BLOCK + threadIdx.x;
@@ -173,7 +138,7 @@ __device__ __forceinline__ T sp_thread_sum(const mb_reduce_args &a, int64_t head
             }
 #pragma unroll
             for (int k = 0; k < U; ++k) {
-                const T t = sp_vterm<IS_DOT>(av[k], IS_DOT ? bv[k] : av[k]);
+                const T t = shuf_vterm<IS_DOT>(av[k], IS_DOT ? bv[k] : av[k]);
                 if ((k & 3) == 0) acc0 += t;
                 else if ((k & 3) == 1) acc1 += t;
                 else if ((k & 3) == 2) acc2 += t;
@@ -197,7 +162,7 @@ __device__ __forceinline__ T sp_thread_sum(const mb_reduce_args &a, int64_t head
             }
 #pragma unroll
             for (int k = 0; k < U - 1; ++k) {
-                T t = sp_vterm<IS_DOT>(av[k], IS_DOT ? bv[k] : av[k]);
+                T t = shuf_vterm<IS_DOT>(av[k], IS_DOT ? bv[k] : av[k]);
                 if (k > 0 && i + k * gs >= nvec) t = (T)0; /* k = 0 is in range */
                 if ((k & 3) == 0) acc0 += t;
                 else if ((k & 3) == 1) acc1 += t;
@@ -293,7 +258,7 @@ __global__ void __launch_bounds__(BLOCK, SP_BLOCKS_PER_SM)
     if (early) mb_grid_launch_next();
     T v = sp_thread_sum<BLOCK, T, IS_DOT, VEC>(a, head, nvec);
     if (!early) mb_grid_launch_next();
-    v = sp_block_sum<BLOCK>(v, s);
+    v = shuf_block_sum<BLOCK>(v, s);
     if (gridDim.x == 1) { /* small n: no partials, no counter */
         if (threadIdx.x == 0) *(T *)a.result = v;
         return;
@@ -320,7 +285,7 @@ __global__ void __launch_bounds__(BLOCK, SP_BLOCKS_PER_SM)
             if (b + k * (int)BLOCK < G) v += p[k];
     }
     /* s may be reused: warp 0 finished reading it before the barrier above */
-    v = sp_block_sum<BLOCK>(v, s);
+    v = shuf_block_sum<BLOCK>(v, s);
     if (threadIdx.x == 0) *(T *)a.result = v;
 }
 
@@ -346,7 +311,7 @@ static cudaError_t sp_launch(unsigned blocks, int pdl, int early, const mb_reduc
 
 template <typename T, bool IS_DOT>
 static cudaError_t reduce_singlepass(const mb_reduce_args *a, cudaStream_t st) {
-    const int W = sp_vec<T>::width;
+    const int W = shuf_vec<T>::width;
     int sms = 0, major = 0;
     cudaError_t e = mb_device_info(&sms, &major);
     if (e != cudaSuccess) return e;

@@ -107,6 +107,22 @@ struct __align__(16) vec_t {
 };
 
 /* Streaming (evict-first) 16-byte store: B is written once and not read back here. */
+/* Edge tiles: store vector v at rows row .. row+W-1 of column col of B (column-major, ldb),
+ * as one 16-byte store when it lies inside the nrows x ncols matrix, else element by element. */
+template <typename T>
+__device__ __forceinline__ void vec_store_edge(T *B, int64_t ldb, int64_t row, int64_t col,
+                                               int64_t nrows, int64_t ncols, const vec_t<T> &v) {
+    enum { W = 16 / sizeof(T) };
+    if (col >= ncols) return;
+    if (row + W <= nrows) {
+        *(vec_t<T> *)(B + row + col * ldb) = v;
+        return;
+    }
+#pragma unroll
+    for (int k = 0; k < W; ++k)
+        if (row + k < nrows) B[row + k + col * ldb] = v.v[k];
+}
+
 __device__ __forceinline__ void vec_store_cs(float *p, const vec_t<float> &r) {
     __stcs((float4 *)p, make_float4(r.v[0], r.v[1], r.v[2], r.v[3]));
 }
@@ -189,14 +205,7 @@ __global__ void __launch_bounds__(VEC_THREADS, VEC_BLOCKS_PER_SM)
 #pragma unroll
                     for (int s = 0; s < NSLOT; ++s) {
                         const int c = lc + 32 * (s % CG), rv = lv + 8 * (s / CG);
-                        const int64_t row = i0 + W * rv, col = j0 + c;
-                        if (row + W <= rows && col < cols) {
-                            *(vec_t<T> *)(B + row + col * ldb) = r[s];
-                        } else {
-#pragma unroll
-                            for (int k = 0; k < W; ++k)
-                                if (row + k < rows && col < cols) B[row + k + col * ldb] = r[s].v[k];
-                        }
+                        vec_store_edge(B, ldb, i0 + W * rv, j0 + c, rows, cols, r[s]);
                     }
                 }
             } else {
@@ -225,14 +234,7 @@ __global__ void __launch_bounds__(VEC_THREADS, VEC_BLOCKS_PER_SM)
 #pragma unroll
                     for (int s = 0; s < NSLOT; ++s) {
                         const int rr = lc + 32 * (s % RG), cv = lv + 8 * (s / RG);
-                        const int64_t brow = j0 + W * cv, bcol = i0 + rr;
-                        if (brow + W <= cols && bcol < rows) {
-                            *(vec_t<T> *)(B + brow + bcol * ldb) = r[s];
-                        } else {
-#pragma unroll
-                            for (int k = 0; k < W; ++k)
-                                if (brow + k < cols && bcol < rows) B[brow + k + bcol * ldb] = r[s].v[k];
-                        }
+                        vec_store_edge(B, ldb, j0 + W * cv, i0 + rr, cols, rows, r[s]);
                     }
                 }
                 __syncthreads(); /* the tile is read before the next one overwrites it */
