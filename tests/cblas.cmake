@@ -5,6 +5,12 @@
 # plain C loops.
 find_package(Threads REQUIRED)
 
+# The address-only host check of the layer, compiled in directly (it has no CUDA in it).
+if(TARGET test_cblas_ptr_cpu)
+  target_sources(test_cblas_ptr_cpu PRIVATE ${PROJECT_SOURCE_DIR}/src/cblas/ptr.c)
+  target_link_libraries(test_cblas_ptr_cpu PRIVATE Threads::Threads)
+endif()
+
 if(NOT TARGET miniblas_cblas)
   foreach(t test_cblas_cpu test_cblas_gpu)
     if(TARGET ${t})

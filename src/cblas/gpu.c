@@ -34,6 +34,7 @@
 #endif
 #include "miniblas.h"
 #include "cblas_internal.h"
+#include "cblas_ptr.h"
 
 #define NIN 3
 #define NOUT 2
@@ -181,6 +182,7 @@ int mbc_gpu_probe(int device, char *msg, size_t msg_size) {
 
 int mbc_ptr_kind(const void *p) {
     if (!p || !mbc_cfg.gpu || !mbc_cfg.ptr_check || mbc_gpu_broken) return MBC_HOST;
+    if (mbc_plain_host(p)) return MBC_HOST; /* heap, stack, static data: no CUDA query */
     struct cudaPointerAttributes a;
     if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
         cudaGetLastError(); /* older runtimes: unregistered host memory is an error */
