@@ -12,7 +12,7 @@
  *     gemm peaks from the SM count and clock (cc 8.0 / 9.x only, else not reported);
  *   - per (op, shape, trans): inputs filled with random values in [-1, 1); for omatcopy and the
  *     reductions the inputs (and outputs) rotate among enough copies to span twice the L2, so
- *     every launch reads from DRAM;
+ *     every launch reads from DRAM (--warm-l2: one set, as a caller repeating a call would);
  *   - each rung (and `auto`) runs once on poisoned output and is compared with cuBLAS
  *     (gemm: max|diff| <= 2 k eps * sqrt(k) max|A| max|B|, i.e. k eps times the typical size
  *     of an element of C for random inputs, eps of the precision; reduced-precision rungs add
@@ -129,6 +129,7 @@ typedef struct options {
     double tolerance;
     int list, quick, help;
     int skip_slow;
+    int warm_l2; /* --warm-l2: no rotation of bandwidth ops' buffers */
     double slow_limit_s;
     int trials_set, warmup_set, min_time_set;
 } options;
@@ -161,6 +162,8 @@ static void usage(FILE *f) {
 "  --baseline FILE    compare with an earlier --json; regression: time up by more than\n"
 "  --tolerance PCT    PCT percent (default 5) or a rung wrong now; exit status 3\n"
 "  --quick            small sizes, 3 trials, 1 warm-up, 5 ms trials: a smoke run\n"
+"  --warm-l2          omatcopy and reductions reuse one set of buffers, so back-to-back calls\n"
+"                     find their inputs in L2 when they fit (default: rotate over 2x L2, DRAM)\n"
 "  --list             print every op's rungs with their descriptions (no GPU needed)\n"
 "  --help             this text\n"
 "\n"
@@ -251,6 +254,8 @@ static int parse_options(int argc, char **argv, options *o) {
             o->list = 1;
         } else if (strcmp(a, "--quick") == 0) {
             o->quick = 1;
+        } else if (strcmp(a, "--warm-l2") == 0) {
+            o->warm_l2 = 1;
         } else if (strcmp(a, "--skip-slow") == 0) {
             o->skip_slow = 1;
             o->slow_limit_s = 2.0;
@@ -459,6 +464,7 @@ typedef struct ctx {
     cudaEvent_t ev0, ev1;
     int sms, cc_major, cc_minor;
     size_t l2;
+    int warm_l2; /* --warm-l2 */
     void *scratch; /* device: [0] maxdiff bits, [8..24) ref sums, [32] ours, [40] cuBLAS result */
     bench_run run;
     history hist[1024];
@@ -580,9 +586,10 @@ static int problem_setup(ctx *c, problem *p) {
         snprintf(p->trans, sizeof p->trans, "-");
         break;
     }
-    /* rotation: bandwidth ops spread over >= 2x L2 so each launch reads DRAM */
+    /* rotation: bandwidth ops spread over >= 2x L2 so each launch reads DRAM (--warm-l2: one
+     * set of buffers, so calls back to back find them in L2 when they fit) */
     p->slots = 1;
-    if (oi->kind != K_GEMM && p->slot_bytes < 2 * c->l2) {
+    if (oi->kind != K_GEMM && !c->warm_l2 && p->slot_bytes < 2 * c->l2) {
         size_t s = (2 * c->l2 + p->slot_bytes - 1) / p->slot_bytes;
         p->slots = (int)(s > 65536 ? 65536 : s);
     }
@@ -1366,6 +1373,7 @@ int main(int argc, char **argv) {
     c.cc_major = prop.major;
     c.cc_minor = prop.minor;
     c.l2 = (size_t)prop.l2CacheSize;
+    c.warm_l2 = o.warm_l2;
     miniblas_status_t ms = miniblas_create(&c.mb);
     if (ms != MINIBLAS_STATUS_SUCCESS) {
         fprintf(stderr, "miniblas-bench: miniblas_create: %s\n", miniblas_status_string(ms));
@@ -1389,8 +1397,9 @@ int main(int argc, char **argv) {
            "cuBLAS %s, commit %s\n",
            c.run.meta.device, c.cc_major, c.cc_minor, c.sms, (double)c.l2 / 1e6,
            c.run.meta.driver, c.run.meta.cuda_runtime, c.run.meta.cublas, c.run.meta.git_commit);
-    printf("trials %d (median), warm-up %d, min %.1f ms per trial, inc %" PRId64 "%s\n", o.trials,
-           o.warmup, o.min_time_ms, o.inc, o.skip_slow ? ", --skip-slow" : "");
+    printf("trials %d (median), warm-up %d, min %.1f ms per trial, inc %" PRId64 "%s%s\n", o.trials,
+           o.warmup, o.min_time_ms, o.inc, o.skip_slow ? ", --skip-slow" : "",
+           o.warm_l2 ? ", --warm-l2 (no rotation: same buffers every call)" : "");
     spin_up(&c);
     measure_ceilings(&c);
 

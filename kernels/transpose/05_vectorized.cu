@@ -71,7 +71,23 @@
 #include "../common/common.cuh"
 
 #define VEC_THREADS 256
+/* Tuning knobs (overridable with -D for experiments; the defaults are the measured choice). */
+#ifndef VEC_BLOCKS_PER_SM
 #define VEC_BLOCKS_PER_SM 8 /* 2048 threads per SM: <= 32 registers per thread */
+#endif
+#ifndef VEC_STREAM_STORES
+#define VEC_STREAM_STORES 1 /* interior tiles of B stored evict-first (st.global.cs) */
+#endif
+#ifndef VEC_PREFETCH
+#define VEC_PREFETCH 1 /* bulk L2 prefetch of the tile before the PDL wait */
+#endif
+#ifndef VEC_LATE_TRIGGER
+#define VEC_LATE_TRIGGER 0 /* let the next launch in after this block's loads, not at once */
+#endif
+#ifndef VEC_F_BIG_TR
+#define VEC_F_BIG_TR 64 /* float big tile, rows x columns of A */
+#define VEC_F_BIG_TC 64
+#endif
 
 
 /* Bulk prefetch of [p, p + bytes) into L2 (sm_90 cp.async.bulk.prefetch; p 16-byte aligned,
@@ -124,10 +140,18 @@ __device__ __forceinline__ void vec_store_edge(T *B, int64_t ldb, int64_t row, i
 }
 
 __device__ __forceinline__ void vec_store_cs(float *p, const vec_t<float> &r) {
+#if VEC_STREAM_STORES
     __stcs((float4 *)p, make_float4(r.v[0], r.v[1], r.v[2], r.v[3]));
+#else
+    *(float4 *)p = make_float4(r.v[0], r.v[1], r.v[2], r.v[3]);
+#endif
 }
 __device__ __forceinline__ void vec_store_cs(double *p, const vec_t<double> &r) {
+#if VEC_STREAM_STORES
     __stcs((double2 *)p, make_double2(r.v[0], r.v[1]));
+#else
+    *(double2 *)p = make_double2(r.v[0], r.v[1]);
+#endif
 }
 
 /*
@@ -164,9 +188,10 @@ __global__ void __launch_bounds__(VEC_THREADS, VEC_BLOCKS_PER_SM)
      * wave keep DRAM busy through that tail. Interior tiles only (aligned and whole). */
     const int64_t i0 = (int64_t)ti * TR, j0 = (int64_t)tj * TC;
     const bool full = i0 + TR <= rows && j0 + TC <= cols;
-    if (full && tid < TC) vec_prefetch_l2(A + i0 + (j0 + tid) * lda, (unsigned)(TR * sizeof(T)));
+    if (VEC_PREFETCH && full && tid < TC)
+        vec_prefetch_l2(A + i0 + (j0 + tid) * lda, (unsigned)(TR * sizeof(T)));
     mb_grid_wait(); /* PDL: nothing is read or written before the previous grid is done */
-    mb_grid_launch_next();
+    if (!VEC_LATE_TRIGGER) mb_grid_launch_next();
     {
         {
             vec_t<T> r[NSLOT];
@@ -190,6 +215,7 @@ __global__ void __launch_bounds__(VEC_THREADS, VEC_BLOCKS_PER_SM)
                     }
                 }
             }
+            if (VEC_LATE_TRIGGER) mb_grid_launch_next();
             if (!TRANS) { /* scaled copy: the same vectors go straight to B */
 #pragma unroll
                 for (int s = 0; s < NSLOT; ++s)
@@ -255,7 +281,7 @@ template <typename T> static cudaError_t vec_fallback(const mb_omatcopy_args *a,
  * than VEC_SMALL_TILES_PER_SM * SMs big tiles take the small one (twice as many tiles, so
  * every SM gets several). */
 template <typename T> struct vec_cfg;
-template <> struct vec_cfg<float> { enum { BIG_TR = 64, BIG_TC = 64, SMALL_TR = 64, SMALL_TC = 32 }; };
+template <> struct vec_cfg<float> { enum { BIG_TR = VEC_F_BIG_TR, BIG_TC = VEC_F_BIG_TC, SMALL_TR = 64, SMALL_TC = 32 }; };
 template <> struct vec_cfg<double> { enum { BIG_TR = 64, BIG_TC = 32, SMALL_TR = 32, SMALL_TC = 32 }; };
 #define VEC_SMALL_TILES_PER_SM 4
 
@@ -272,6 +298,9 @@ static cudaError_t vec_launch(const mb_omatcopy_args *a, int pdl, int sms, cudaS
     const long nw = (long)sms * VEC_BLOCKS_PER_SM * TC / TR;
     long bh = 1;
     while ((bh + 1) * (bh + 1) <= nw && bh < VEC_BAND_MAX) ++bh;
+#ifdef VEC_BH_FORCE
+    bh = VEC_BH_FORCE; /* experiments only; <= VEC_BAND_MAX */
+#endif
     /* one block per tile, 1D, in the banded order of vec_tile_of */
     cfg.gridDim = dim3(row_tiles * col_tiles);
     cfg.blockDim = dim3(VEC_THREADS);
