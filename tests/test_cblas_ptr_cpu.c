@@ -30,6 +30,7 @@ static void *other_thread(void *arg) {
 }
 
 int main(void) {
+    mbc_ptr_init();
     float stack_arr[256];
     stack_arr[0] = 0.0f;
     CHECK(mbc_plain_host(stack_arr) == 1);

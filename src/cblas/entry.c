@@ -19,13 +19,14 @@
 #include <unistd.h>
 #include "check.h"
 #include "cblas_internal.h"
+#include "cblas_ptr.h"
 #include "miniblas_cblas.h"
 
 mbc_config mbc_cfg;
 int mbc_force = MINIBLAS_CBLAS_PATH_AUTO;
 volatile int mbc_gpu_broken;
 volatile int mbc_exiting;
-static _Thread_local int t_last_path = MINIBLAS_CBLAS_PATH_NONE;
+static _Thread_local int t_last_path __attribute__((tls_model("initial-exec"))) = MINIBLAS_CBLAS_PATH_NONE;
 
 /* The crossover table: every size rule of the CPU/GPU decision, in one place; each is
  * overridable by its env variable ("never" or an integer). Measured on the H200 machine (16
@@ -93,6 +94,7 @@ static void init_once(void) {
     if (chunk_mb > 4096) chunk_mb = 4096;
     mbc_cfg.chunk_max = (size_t)chunk_mb << 20;
     mbc_cfg.ptr_check = env_int("MINIBLAS_CBLAS_PTR_CHECK", 1) != 0;
+    mbc_ptr_init();
     mbc_cfg.device = (int)env_int("MINIBLAS_CBLAS_DEVICE", 0);
 
     mbc_cpu_load();
