@@ -11,6 +11,7 @@
 typedef struct mb_auto_rule {
     miniblas_op_t op;
     int64_t min_size, max_size; /* bounds on the op's size measure; -1: none */
+    int64_t min_area;           /* gemm: m * n at least this (-1: none); other ops: -1 */
     int min_cc_major;           /* the GPU must be at least this generation (0: any) */
     int trans;                  /* -1: any; else the shape's trans must equal it (gemm: 0 = NN) */
     int unit_inc;               /* -1: any; 1: increments all 1; 0: some increment is not 1 */
@@ -36,25 +37,27 @@ static int unit_inc(miniblas_op_t op, const mb_shape *s) {
 
 /* Measured on an NVIDIA H200 (miniblas-bench run 4; docs/gemm-ladder.md,
  * docs/reduction-ladder.md, docs/transpose-ladder.md):
- * sgemm: NN with min(m, n) >= 2048: `pipelined` (83-88% of cuBLAS, 3-5% ahead of `tuned`);
- *   otherwise `tuned` (1024: 2x any other SIMT rung; skinny shapes 68-71%; TT: `pipelined`
- *   falls to 70%). `tf32x3` is not chosen: see docs/gemm-ladder.md.
+ * sgemm: NN with min(m, n) >= 1024 and m * n >= 2^21: `pipelined` (83-88% of cuBLAS at
+ *   2048-8192 square; 82% on 8192x1024x8192, 2048x1024x8192 and 4096x1024x4096, where `tuned`
+ *   gets 77-78%: session-3 run 1); otherwise `tuned` (1024^2: 2x any other SIMT rung; skinny
+ *   shapes 68-71%; TT: `pipelined` falls to 70%). `tf32x3` is not chosen: see
+ *   docs/gemm-ladder.md.
  * dgemm: FP64 tensor cores (sm_80 and later) beat every SIMT rung at every size measured.
  * omatcopy: `vectorized` at every size measured.
  * Reductions: `singlepass` from 2^10 to 2^28 with unit increments; sasum with increment 4 is
  *   10% faster with `shuffle` (singlepass's strided path fell behind cuBLAS there). */
 static const mb_auto_rule rules[] = {
-    {MINIBLAS_OP_SGEMM, 2048, -1, 0, 0, -1, "pipelined"},
-    {MINIBLAS_OP_SGEMM, -1, -1, 0, -1, -1, "tuned"},
-    {MINIBLAS_OP_DGEMM, -1, -1, 8, -1, -1, "dmma"},
-    {MINIBLAS_OP_DGEMM, -1, -1, 0, -1, -1, "tuned"},
-    {MINIBLAS_OP_SOMATCOPY, -1, -1, 0, -1, -1, "vectorized"},
-    {MINIBLAS_OP_DOMATCOPY, -1, -1, 0, -1, -1, "vectorized"},
-    {MINIBLAS_OP_SASUM, -1, -1, 0, -1, 0, "shuffle"},
-    {MINIBLAS_OP_SASUM, -1, -1, 0, -1, -1, "singlepass"},
-    {MINIBLAS_OP_DASUM, -1, -1, 0, -1, -1, "singlepass"},
-    {MINIBLAS_OP_SDOT, -1, -1, 0, -1, -1, "singlepass"},
-    {MINIBLAS_OP_DDOT, -1, -1, 0, -1, -1, "singlepass"},
+    {MINIBLAS_OP_SGEMM, 1024, -1, 1 << 21, 0, 0, -1, "pipelined"},
+    {MINIBLAS_OP_SGEMM, -1, -1, -1, 0, -1, -1, "tuned"},
+    {MINIBLAS_OP_DGEMM, -1, -1, -1, 8, -1, -1, "dmma"},
+    {MINIBLAS_OP_DGEMM, -1, -1, -1, 0, -1, -1, "tuned"},
+    {MINIBLAS_OP_SOMATCOPY, -1, -1, -1, 0, -1, -1, "vectorized"},
+    {MINIBLAS_OP_DOMATCOPY, -1, -1, -1, 0, -1, -1, "vectorized"},
+    {MINIBLAS_OP_SASUM, -1, -1, -1, 0, -1, 0, "shuffle"},
+    {MINIBLAS_OP_SASUM, -1, -1, -1, 0, -1, -1, "singlepass"},
+    {MINIBLAS_OP_DASUM, -1, -1, -1, 0, -1, -1, "singlepass"},
+    {MINIBLAS_OP_SDOT, -1, -1, -1, 0, -1, -1, "singlepass"},
+    {MINIBLAS_OP_DDOT, -1, -1, -1, 0, -1, -1, "singlepass"},
 };
 
 int mb_auto_pick(miniblas_op_t op, const mb_shape *shape, int allow_reduced, int cc_major,
@@ -65,7 +68,8 @@ int mb_auto_pick(miniblas_op_t op, const mb_shape *shape, int allow_reduced, int
     for (size_t r = 0; r < sizeof rules / sizeof rules[0]; ++r) {
         const mb_auto_rule *x = &rules[r];
         if (x->op != op || (x->min_size >= 0 && size < x->min_size) ||
-            (x->max_size >= 0 && size > x->max_size) || cc_major < x->min_cc_major ||
+            (x->max_size >= 0 && size > x->max_size) ||
+            (x->min_area >= 0 && shape->m * shape->n < x->min_area) || cc_major < x->min_cc_major ||
             (x->trans >= 0 && shape->trans != x->trans) ||
             (x->unit_inc >= 0 && unit_inc(op, shape) != x->unit_inc))
             continue;
