@@ -67,6 +67,20 @@
  * columns, the float numbers above); double 64x32 goes 32 -> 22 (window 2048 x 1056 ->
  * 1408 x 1536: A runs 16 -> 11 KB, B runs 8 -> 12 KB, i.e. the balance float already has).
  * Expected: double >= 8192^2 +1-2% (towards float's 93%); float unchanged (same order).
+ * Run 5: float 4096^2 87.7%, 8192x2048 88.9% of copy; double 91.5-92.0%.
+ *
+ * Change after run 5 (session 3): the knobs at the top were swept in one run (two
+ * repetitions; a stand-alone timing loop of this launcher, no rotation, copy ceiling 4191-4220
+ * GB/s): band height 1, 2, 3, 4, 6, 8, 16 and the computed 32 (float), stores with and without
+ * .cs, prefetch on/off, trigger at once or after the loads, 6 blocks per SM, tiles 128x32 and
+ * 32x128. Two things paid: narrow bands (float 4096^2 3728 -> 3804 GB/s at heights 1-4; 16
+ * and the computed 32 were the worst) and triggering the next launch only after this
+ * block's loads (3804 -> 3930: triggered at once, the next grid's blocks take SM slots from
+ * this grid's tail); together float
+ * 4096^2 3930 GB/s, 8192x2048 3949, 2048x8192 3905, 8192^2 4082; double 4096^2 3994 (from
+ * 3902). 6 blocks per SM did as well as the late trigger; .cs stores beat plain ones (3715 vs
+ * 3651); the other tiles and the prefetch change made no difference beyond noise (1%). Now:
+ * VEC_BAND 4, VEC_LATE_TRIGGER 1.
  */
 #include "../common/common.cuh"
 
@@ -82,7 +96,10 @@
 #define VEC_PREFETCH 1 /* bulk L2 prefetch of the tile before the PDL wait */
 #endif
 #ifndef VEC_LATE_TRIGGER
-#define VEC_LATE_TRIGGER 0 /* let the next launch in after this block's loads, not at once */
+#define VEC_LATE_TRIGGER 1 /* let the next launch in after this block's loads, not at once */
+#endif
+#ifndef VEC_BAND
+#define VEC_BAND 4 /* band height of the tile order, in row tiles (1 ... VEC_BAND_MAX) */
 #endif
 #ifndef VEC_F_BIG_TR
 #define VEC_F_BIG_TR 64 /* float big tile, rows x columns of A */
@@ -100,7 +117,7 @@ __device__ __forceinline__ void vec_prefetch_l2(const void *p, unsigned bytes) {
 
 /*
  * Tile order: linear tile t -> (row tile ti, column tile tj) of A in bands of bh row tiles
- * (chosen by the launcher, at most VEC_BAND_MAX), each band walked column of tiles by column
+ * (VEC_BAND, at most VEC_BAND_MAX), each band walked column of tiles by column
  * of tiles (ti fastest within the band). Blocks run roughly in t order, so the ~1000 tiles in
  * flight cover about bh row tiles x 1000 / bh column tiles: each column of A is read, and
  * each column of B written, in runs of 8-12 KB instead of full columns of A but only ~1 KB
@@ -286,21 +303,12 @@ template <> struct vec_cfg<double> { enum { BIG_TR = 64, BIG_TC = 32, SMALL_TR =
 #define VEC_SMALL_TILES_PER_SM 4
 
 template <typename T, int TR, int TC>
-static cudaError_t vec_launch(const mb_omatcopy_args *a, int pdl, int sms, cudaStream_t s) {
+static cudaError_t vec_launch(const mb_omatcopy_args *a, int pdl, cudaStream_t s) {
     cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute attr[1] = {};
     const unsigned row_tiles = (unsigned)mb_cdiv(a->rows, TR), col_tiles = (unsigned)mb_cdiv(a->cols, TC);
-    /* Band height bh (row tiles): the resident blocks N = sms * VEC_BLOCKS_PER_SM cover about
-     * bh x N/bh tiles; the largest bh with bh*TR <= (N/bh)*TC, i.e. floor(sqrt(N*TC/TR)), makes
-     * that window (nearly) square in elements, so A columns are read and B columns written in
-     * runs of equal length. 132 SMs: float 64x64 -> 32 (as before), double 64x32 -> 22
-     * (was 32: a 2048 x 1056 window, 16 KB runs of A but 8 KB runs of B). */
-    const long nw = (long)sms * VEC_BLOCKS_PER_SM * TC / TR;
-    long bh = 1;
-    while ((bh + 1) * (bh + 1) <= nw && bh < VEC_BAND_MAX) ++bh;
-#ifdef VEC_BH_FORCE
-    bh = VEC_BH_FORCE; /* experiments only; <= VEC_BAND_MAX */
-#endif
+    /* Band height: VEC_BAND row tiles (measured, see the top of the file). */
+    const long bh = VEC_BAND;
     /* one block per tile, 1D, in the banded order of vec_tile_of */
     cfg.gridDim = dim3(row_tiles * col_tiles);
     cfg.blockDim = dim3(VEC_THREADS);
@@ -336,8 +344,8 @@ static cudaError_t omatcopy_vectorized(const mb_omatcopy_args *a, cudaStream_t s
     typedef vec_cfg<T> C;
     const int64_t big_tiles = mb_cdiv(a->rows, C::BIG_TR) * mb_cdiv(a->cols, C::BIG_TC);
     if (big_tiles >= (int64_t)VEC_SMALL_TILES_PER_SM * sms)
-        return vec_launch<T, C::BIG_TR, C::BIG_TC>(a, pdl, sms, s);
-    return vec_launch<T, C::SMALL_TR, C::SMALL_TC>(a, pdl, sms, s);
+        return vec_launch<T, C::BIG_TR, C::BIG_TC>(a, pdl, s);
+    return vec_launch<T, C::SMALL_TR, C::SMALL_TC>(a, pdl, s);
 }
 
 MB_OMATCOPY_LAUNCHERS(vectorized, omatcopy_vectorized)
