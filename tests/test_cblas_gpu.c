@@ -274,10 +274,12 @@ int main(void) {
     }
     const char *g = getenv("MINIBLAS_CBLAS_GPU");
     int disabled = g && !strcmp(g, "0");
-    /* Read once, at the layer's first call: small panels and chunks so that moderate sizes
-     * run the whole pipeline (many panels, A row blocks, several pieces per operand). */
+    /* Read once, at the layer's first call: small panels, chunks and k-slabs so that moderate
+     * sizes run the whole pipeline (k-slabs when beta == 0, many panels, A row blocks, several
+     * pieces per operand). */
     setenv("MINIBLAS_CBLAS_PANEL", "96", 0);
     setenv("MINIBLAS_CBLAS_CHUNK_MB", "1", 0);
+    setenv("MINIBLAS_CBLAS_KSLAB", "16", 0);
     int avail = miniblas_cblas_gpu_available();
     printf("CPU BLAS: %s; GPU %s; MINIBLAS_CBLAS_GPU=%s\n", miniblas_cblas_cpu_blas(),
            avail ? "in use" : "not in use", g ? g : "(unset)");

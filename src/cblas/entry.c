@@ -90,6 +90,9 @@ static void init_once(void) {
         (int)env_int("MINIBLAS_CBLAS_COPY_THREADS", ncpu > 8 ? 8 : (ncpu > 0 ? ncpu : 1));
     if (mbc_cfg.copy_threads < 1) mbc_cfg.copy_threads = 1;
     mbc_cfg.panel = env_int("MINIBLAS_CBLAS_PANEL", 0);
+    mbc_cfg.kslab = env_int("MINIBLAS_CBLAS_KSLAB", -1);
+    if (mbc_cfg.kslab == MBC_NEVER) mbc_cfg.kslab = 0; /* "never"/"off" */
+    else if (mbc_cfg.kslab < 0) mbc_cfg.kslab = -1; /* automatic */
     int64_t chunk_mb = env_int("MINIBLAS_CBLAS_CHUNK_MB", 64);
     if (chunk_mb < 1) chunk_mb = 1;
     if (chunk_mb > 4096) chunk_mb = 4096;

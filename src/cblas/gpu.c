@@ -16,28 +16,31 @@
  * the caller queued on the legacy default stream (and so on every blocking stream), since our
  * streams are non-blocking (comp_after_caller).
  *
- * Gemm (column-major after normalisation) runs in column panels of C: for panel j the host
- * packs the B panel (and the C panel when beta != 0) while the GPU computes panel j-1 and
- * copies panel j-2 back; A goes once, in row blocks that the first panel's gemm consumes
- * as they arrive. C comes back through the out chunks in column-major order, and the host
- * writes a piece into the caller's C only after its copy completed, so after a failure the
- * caller's C is final up to a known point (mbc_progress) and untouched beyond it.
+ * Gemm (column-major after normalisation): the schedule is described at mbc_gpu_gemm. The
+ * host packs every input first and unpacks C afterwards; C comes back through the out chunks
+ * in column-major order, and the host writes a piece into the caller's C only after its copy
+ * completed, so after a failure the caller's C is final up to a known point (mbc_progress)
+ * and untouched beyond it.
  */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c11 */
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cuda_runtime_api.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 #include "miniblas.h"
+#include "internal.h" /* libminiblas's handle and auto table: the gemm's rung is chosen once */
 #include "cblas_internal.h"
 #include "cblas_ptr.h"
 
 #define NIN 3
 #define NOUT 2
+#define NPEV 32 /* events marking gemm panels complete (a ring; see panel_done) */
 #define MB (1024 * 1024)
 
 typedef struct mbc_pending {
@@ -47,6 +50,16 @@ typedef struct mbc_pending {
     int64_t r0, c0;     /* the piece's place in the whole output (column-major) */
     int64_t nr, nc;
 } mbc_pending;
+
+/* Where the host's time went in one call, ms (MINIBLAS_CBLAS_VERBOSE=2). */
+typedef struct mbc_trace {
+    double t0;                     /* start of the call */
+    double pack[3];                /* host copies into the in chunks: A, B, C */
+    double unpack;                 /* out chunks -> the caller's memory */
+    double wait_in, wait_out;      /* waiting for a chunk's copy to complete */
+    double first_gemm, inputs;     /* when the first gemm was queued / the last input packed */
+    int64_t geo[5];                /* gemm: panels, their width, A row blocks, k-slabs, depth */
+} mbc_trace;
 
 typedef struct mbc_state {
     struct mbc_state *next; /* free list */
@@ -63,6 +76,7 @@ typedef struct mbc_state {
     cudaEvent_t out_ev[NOUT];
     mbc_pending out[NOUT];
     int out_next;
+    cudaEvent_t pan_ev[NPEV];
     void *dbuf[3];
     size_t dbuf_bytes[3];
     /* per call */
@@ -70,6 +84,8 @@ typedef struct mbc_state {
     size_t elem;
     int64_t out_rows; /* rows of the output being copied back (progress) */
     mbc_progress prog;
+    int tr_which; /* the operand h2d_2d is packing (index into tr.pack) */
+    mbc_trace tr;
 } mbc_state;
 
 static pthread_key_t g_key;
@@ -96,6 +112,8 @@ static void state_destroy(mbc_state *s) {
         if (s->out_chunk[i]) cudaFreeHost(s->out_chunk[i]);
         if (s->out_ev[i]) cudaEventDestroy(s->out_ev[i]);
     }
+    for (int i = 0; i < NPEV; ++i)
+        if (s->pan_ev[i]) cudaEventDestroy(s->pan_ev[i]);
     for (int i = 0; i < 3; ++i)
         if (s->dbuf[i]) cudaFree(s->dbuf[i]);
     if (s->ev_in) cudaEventDestroy(s->ev_in);
@@ -143,6 +161,8 @@ static mbc_state *get_state(char *msg, size_t msg_size) {
             e = cudaEventCreateWithFlags(&s->in_ev[i], cudaEventDisableTiming);
         for (int i = 0; i < NOUT && e == cudaSuccess; ++i)
             e = cudaEventCreateWithFlags(&s->out_ev[i], cudaEventDisableTiming);
+        for (int i = 0; i < NPEV && e == cudaSuccess; ++i)
+            e = cudaEventCreateWithFlags(&s->pan_ev[i], cudaEventDisableTiming);
         if (e != cudaSuccess) {
             snprintf(msg, msg_size, "creating streams/events: %s", cudaGetErrorString(e));
             state_destroy(s);
@@ -198,10 +218,18 @@ int mbc_ptr_kind(const void *p) {
 
 /* ------------------------------------------------------------------ host copies */
 
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+/* Threads for one host copy: all of them from a few MB on (the staging rate, ~38 GB/s, needs
+ * ~8 threads; gemm's pieces at n = 4096 are 4-6 MB), at least 512 KB each. */
 static int copy_threads(size_t bytes) {
 #ifdef _OPENMP
-    if (bytes < 4 * (size_t)MB || mbc_cfg.copy_threads <= 1) return 1;
-    size_t t = bytes / (2 * (size_t)MB);
+    if (bytes < (size_t)MB || mbc_cfg.copy_threads <= 1) return 1;
+    size_t t = bytes / (512 * (size_t)1024);
     return t < (size_t)mbc_cfg.copy_threads ? (int)t : mbc_cfg.copy_threads;
 #else
     (void)bytes;
@@ -359,10 +387,14 @@ static cudaError_t h2d_2d(mbc_state *s, char *dd, int64_t ldd, const char *hs, i
             int64_t nc = cols - c0 < cb ? cols - c0 : cb;
             int slot = s->in_next;
             s->in_next = (slot + 1) % NIN;
+            double t = now_ms();
             cudaError_t err = cudaEventSynchronize(s->in_ev[slot]);
             if (err != cudaSuccess) return err;
+            double t2 = now_ms();
             char *chunk = s->in_chunk[slot];
             copy2d(chunk, nr, hs + ((size_t)r0 + (size_t)c0 * (size_t)lds) * e, lds, nr, nc, e);
+            s->tr.wait_in += t2 - t;
+            s->tr.pack[s->tr_which] += now_ms() - t2;
             err = cudaMemcpy2DAsync(dd + ((size_t)r0 + (size_t)c0 * (size_t)ldd) * e,
                                     (size_t)ldd * e, chunk, (size_t)nr * e, (size_t)nr * e,
                                     (size_t)nc, cudaMemcpyHostToDevice, s->s_in);
@@ -400,9 +432,13 @@ static cudaError_t finish_out(mbc_state *s, int slot) {
     mbc_pending *p = &s->out[slot];
     if (!p->busy) return cudaSuccess;
     p->busy = 0;
+    double t = now_ms();
     cudaError_t err = cudaEventSynchronize(s->out_ev[slot]);
     if (err != cudaSuccess) return err;
+    double t2 = now_ms();
     copy2d(p->dst, p->ldh, s->out_chunk[slot], p->nr, p->nr, p->nc, s->elem);
+    s->tr.wait_out += t2 - t;
+    s->tr.unpack += now_ms() - t2;
     if (p->r0 + p->nr == s->out_rows) { /* whole columns are done */
         s->prog.done_col = p->c0 + p->nc;
         s->prog.done_row = 0;
@@ -501,6 +537,9 @@ static int frame_enter(mbc_frame *f, size_t elem, char *msg, size_t msg_size) {
     for (int i = 0; i < NOUT; ++i) f->s->out[i].busy = 0;
     f->s->prog.done_col = 0;
     f->s->prog.done_row = 0;
+    memset(&f->s->tr, 0, sizeof f->s->tr);
+    f->s->tr.t0 = now_ms();
+    f->s->tr_which = 0;
     return 0;
 }
 
@@ -565,22 +604,336 @@ static cudaError_t out_after_comp(mbc_state *s) {
 
 /* ------------------------------------------------------------------ gemm */
 
-static miniblas_status_t dev_gemm(mbc_state *s, const mbc_gemm *g, int64_t m, int64_t n,
-                                  const char *A, int64_t lda, const char *B, int64_t ldb,
-                                  char *C, int64_t ldc) {
-    miniblas_transpose_t ta = g->ta ? MiniblasTrans : MiniblasNoTrans;
-    miniblas_transpose_t tb = g->tb ? MiniblasTrans : MiniblasNoTrans;
-    if (g->dbl)
-        return miniblas_dgemm(s->h, MiniblasColMajor, ta, tb, m, n, g->k, g->alpha,
-                              (const double *)A, lda, (const double *)B, ldb, g->beta,
-                              (double *)C, ldc);
-    return miniblas_sgemm(s->h, MiniblasColMajor, ta, tb, m, n, g->k, (float)g->alpha,
-                          (const float *)A, lda, (const float *)B, ldb, (float)g->beta,
-                          (float *)C, ldc);
-}
+#define NSLAB 4 /* k-slabs of the first phase */
 
 static int64_t round_up(int64_t v, int64_t q) { return (v + q - 1) / q * q; }
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
+/* Element (i, j) of a column-major matrix; NULL stays NULL (A and B are not referenced when
+ * k == 0 or alpha == 0, and may be NULL then). */
+static char *at(const char *p, int64_t ld, int64_t i, int64_t j, size_t e) {
+    return p ? (char *)p + ((size_t)i + (size_t)j * (size_t)ld) * e : NULL;
+}
+
+/* One call's gemm: geometry, device operands, and the copy back of C. */
+typedef struct gemm_job {
+    const mbc_gemm *g;
+    size_t e;
+    char *dA, *dB, *dC; /* device operands: staged copies (leading dimension = rows) or in place */
+    int64_t ldA, ldB, ldC;
+    int a_staged, b_staged, c_in, c_back; /* copied in: A, B, C (beta != 0); C copied back */
+    int direct;                           /* C pinned and beta == 0: DMA'd straight into it */
+    int64_t nb, npan;                     /* panels of C: width, count */
+    int64_t mb, nblk;                     /* row blocks of A (phase 2): height, count */
+    int64_t ks, nslab;                    /* k-slabs of phase 1: depth, count (0: no phase 1) */
+    int64_t ready;                        /* panels whose gemms are all queued */
+    int64_t ocol, orow;                   /* the next piece of C to queue for the copy back */
+} gemm_job;
+
+/* op(A)[r, q] and op(B)[q, c] on the device. */
+static char *devA(const gemm_job *j, int64_t r, int64_t q) {
+    return j->g->ta ? at(j->dA, j->ldA, q, r, j->e) : at(j->dA, j->ldA, r, q, j->e);
+}
+static char *devB(const gemm_job *j, int64_t q, int64_t c) {
+    return j->g->tb ? at(j->dB, j->ldB, c, q, j->e) : at(j->dB, j->ldB, q, c, j->e);
+}
+
+/* Rows [i0, i0+ni) x columns [j0, j0+nj) of op(X) to the same place in X's device copy
+ * (trans: X is stored transposed). which: the trace's operand (0 A, 1 B, 2 C). */
+static cudaError_t stage(mbc_state *s, int which, char *d, int64_t ldd, const void *h,
+                         int64_t ldh, int trans, int64_t i0, int64_t ni, int64_t j0, int64_t nj,
+                         int kind) {
+    size_t e = s->elem;
+    s->tr_which = which;
+    if (trans)
+        return h2d_2d(s, at(d, ldd, j0, i0, e), ldd, at(h, ldh, j0, i0, e), ldh, nj, ni, kind);
+    return h2d_2d(s, at(d, ldd, i0, j0, e), ldd, at(h, ldh, i0, j0, e), ldh, ni, nj, kind);
+}
+
+/* C[r0 : r0+m, c0 : c0+n] = alpha op(A)[r0.., q0 : q0+k] op(B)[q0 : q0+k, c0..] + beta C on
+ * s_comp, after everything queued so far on s_in. */
+static cudaError_t queue_gemm(mbc_state *s, const gemm_job *j, int64_t r0, int64_t m, int64_t c0,
+                              int64_t n, int64_t q0, int64_t k, double beta,
+                              miniblas_status_t *st) {
+    const mbc_gemm *g = j->g;
+    cudaError_t err = comp_after_in(s);
+    if (err != cudaSuccess) return err;
+    if (s->tr.first_gemm == 0) s->tr.first_gemm = now_ms() - s->tr.t0;
+    miniblas_transpose_t ta = g->ta ? MiniblasTrans : MiniblasNoTrans;
+    miniblas_transpose_t tb = g->tb ? MiniblasTrans : MiniblasNoTrans;
+    const char *A = devA(j, r0, q0), *B = devB(j, q0, c0);
+    char *C = at(j->dC, j->ldC, r0, c0, j->e);
+    if (g->dbl)
+        *st = miniblas_dgemm(s->h, MiniblasColMajor, ta, tb, m, n, k, g->alpha,
+                             (const double *)A, j->ldA, (const double *)B, j->ldB, beta,
+                             (double *)C, j->ldC);
+    else
+        *st = miniblas_sgemm(s->h, MiniblasColMajor, ta, tb, m, n, k, (float)g->alpha,
+                             (const float *)A, j->ldA, (const float *)B, j->ldB, (float)beta,
+                             (float *)C, j->ldC);
+    return cudaSuccess;
+}
+
+/* Queue the copy back of C for the panels whose gemms are all queued, in column-major pieces
+ * (whole columns of at most a chunk, or one column in chunk-sized parts), each after its
+ * panel's event. A piece needs a free out chunk; a chunk is freed by writing its piece into
+ * the caller's C (finish_out), which waits for the copy. block == 0: stop at the first busy
+ * chunk (the host has inputs to pack first); block: wait and unpack as needed. */
+static cudaError_t queue_out(mbc_state *s, gemm_job *j, int block) {
+    const mbc_gemm *g = j->g;
+    size_t e = j->e;
+    int64_t m = g->m, end = min64(g->n, j->ready * j->nb);
+    int64_t cap = j->direct ? m : (int64_t)(s->chunk_bytes / e);
+    cudaError_t err = cudaSuccess;
+    if (!j->c_back) return cudaSuccess; /* C on the device: nothing comes back */
+    while (j->ocol < end) {
+        int64_t p = j->ocol / j->nb, pend = min64(end, (p + 1) * j->nb);
+        int64_t nr = m <= cap ? m : min64(cap, m - j->orow);
+        int64_t nc = m <= cap ? min64(cap / m, pend - j->ocol) : 1;
+        char *hd = at(g->C, g->ldc, j->orow, j->ocol, e);
+        const char *dd = at(j->dC, j->ldC, j->orow, j->ocol, e);
+        if (j->direct) { /* pinned C, beta == 0: no chunk (a failure recomputes all of C) */
+            err = cudaStreamWaitEvent(s->s_out, s->pan_ev[p % NPEV], 0);
+            if (err == cudaSuccess)
+                err = cudaMemcpy2DAsync(hd, (size_t)g->ldc * e, dd, (size_t)j->ldC * e,
+                                        (size_t)nr * e, (size_t)nc, cudaMemcpyDeviceToHost,
+                                        s->s_out);
+            if (err != cudaSuccess) return err;
+        } else {
+            int slot = s->out_next;
+            if (s->out[slot].busy) {
+                if (!block) return cudaSuccess;
+                if ((err = finish_out(s, slot)) != cudaSuccess) return err;
+            }
+            err = cudaStreamWaitEvent(s->s_out, s->pan_ev[p % NPEV], 0);
+            if (err == cudaSuccess)
+                err = cudaMemcpy2DAsync(s->out_chunk[slot], (size_t)nr * e, dd,
+                                        (size_t)j->ldC * e, (size_t)nr * e, (size_t)nc,
+                                        cudaMemcpyDeviceToHost, s->s_out);
+            if (err == cudaSuccess) err = cudaEventRecord(s->out_ev[slot], s->s_out);
+            if (err != cudaSuccess) return err;
+            mbc_pending *q = &s->out[slot];
+            q->busy = 1;
+            q->dst = hd;
+            q->ldh = g->ldc;
+            q->r0 = j->orow;
+            q->c0 = j->ocol;
+            q->nr = nr;
+            q->nc = nc;
+            s->out_next = (slot + 1) % NOUT;
+        }
+        j->orow += nr;
+        if (j->orow == m) j->orow = 0, j->ocol += nc;
+    }
+    return cudaSuccess;
+}
+
+/* Panel j->ready has all its gemms queued: mark it with an event, queue what copies back fit.
+ * With more than NPEV panels an event is recorded again before an older panel's copy waits
+ * on it; the copy then waits for a later panel (same stream): later, never too early. */
+static cudaError_t panel_done(mbc_state *s, gemm_job *j) {
+    cudaError_t err = cudaSuccess;
+    if (j->c_back) err = cudaEventRecord(s->pan_ev[j->ready % NPEV], s->s_comp);
+    ++j->ready;
+    return err == cudaSuccess && j->c_back ? queue_out(s, j, 0) : err;
+}
+
+/* The rung of the whole problem's shape, for every gemm of the call (a panel's shape may make
+ * `auto` pick another, slower rung), unless the user chose one (MINIBLAS_SGEMM/_DGEMM: read
+ * into the handle at creation). Returns 1 when it set the handle's rung (reset afterwards). */
+static int pin_rung(mbc_state *s, const mbc_gemm *g) {
+    miniblas_op_t op = g->dbl ? MINIBLAS_OP_DGEMM : MINIBLAS_OP_SGEMM;
+    const char *cur = miniblas_get_rung(s->h, op);
+    if (!cur || strcmp(cur, "auto") != 0) return 0;
+    mb_shape shape = {g->m, g->n, g->k, g->ta | g->tb << 1, 0, 0};
+    int idx = mb_auto_pick(op, &shape,
+                           miniblas_get_math_mode(s->h) == MINIBLAS_MATH_ALLOW_REDUCED_PRECISION,
+                           s->h->cc_major, s->h->cc_minor);
+    const char *name = miniblas_rung_name(op, idx);
+    return name && miniblas_set_rung(s->h, op, name) == MINIBLAS_STATUS_SUCCESS;
+}
+
+/* The staged gemm (some operand on the host). */
+static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const char **what,
+                               miniblas_status_t *st) {
+    size_t e = s->elem;
+    int64_t m = g->m, n = g->n, k = g->k;
+    int touched = k > 0 && g->alpha != 0;
+    gemm_job J;
+    memset(&J, 0, sizeof J);
+    gemm_job *j = &J;
+    j->g = g;
+    j->e = e;
+    j->a_staged = touched && g->a_kind != MBC_DEVICE;
+    j->b_staged = touched && g->b_kind != MBC_DEVICE;
+    j->c_back = g->c_kind != MBC_DEVICE;
+    j->c_in = j->c_back && g->beta != 0;
+    j->direct = g->c_kind == MBC_PINNED && g->beta == 0;
+
+    /* Panels: each panel's gemm about one wave of 128x128 tiles (2M elements of C), and at
+     * most ~16 of them, so the last panel's copy back (the tail after the last gemm) is short. */
+    int64_t nb = mbc_cfg.panel;
+    if (nb <= 0) nb = round_up(max64(((int64_t)1 << 21) / max64(m, 1), (n + 15) / 16), 128);
+    j->nb = nb = min64(max64(nb, 1), n);
+    j->npan = (n + nb - 1) / nb;
+    /* A in 4 row blocks, so that gemms start before all of A is across. */
+    j->nblk = 1, j->mb = m;
+    if (j->a_staged && m >= 512) {
+        j->mb = round_up((m + 3) / 4, 64);
+        j->nblk = (m + j->mb - 1) / j->mb;
+    }
+    /* Phase 1 (beta == 0 only: C is not read): 4 k-slabs of k/16 over the whole of C. */
+    if (g->beta == 0 && (j->a_staged || j->b_staged)) {
+        int64_t ks = mbc_cfg.kslab;
+        if (ks < 0) ks = k >= 2048 && m >= 1024 && n >= 1024 ? k / 16 / 64 * 64 : 0;
+        if (ks > 0 && ks <= k / 2) j->ks = ks, j->nslab = min64(NSLAB, k / (2 * ks));
+    }
+    int64_t k1 = j->ks * j->nslab, kr = k - k1;
+    int64_t geo[5] = {j->npan, j->nb, j->nblk, j->nslab, j->ks};
+    memcpy(s->tr.geo, geo, sizeof geo);
+
+    /* Chunk size: one piece per operand block where possible. */
+    int64_t elems = 0;
+    if (j->b_staged) elems = max64(max64(elems, kr * nb), j->ks * n);
+    if (j->a_staged) elems = max64(max64(elems, j->mb * kr), m * j->ks);
+    if (j->c_back) elems = max64(elems, m * nb);
+    size_t need = (size_t)elems * e;
+    if (need > mbc_cfg.chunk_max) need = mbc_cfg.chunk_max;
+    if (need < (size_t)MB) need = MB;
+    int any_pageable = (j->a_staged && g->a_kind == MBC_HOST) ||
+                       (j->b_staged && g->b_kind == MBC_HOST) ||
+                       (j->c_back && !j->direct && (g->c_kind == MBC_HOST || j->c_in));
+    cudaError_t err;
+    *what = "cudaHostAlloc (pinned staging)";
+    if (any_pageable && (err = ensure_chunks(s, need)) != cudaSuccess) return err;
+
+    *what = "cudaMalloc (device buffers)";
+    int64_t a_rows = g->ta ? k : m, a_cols = g->ta ? m : k;
+    int64_t b_rows = g->tb ? n : k, b_cols = g->tb ? k : n;
+    j->dA = (char *)g->A, j->ldA = g->lda;
+    j->dB = (char *)g->B, j->ldB = g->ldb;
+    j->dC = g->C, j->ldC = g->ldc;
+    if (j->a_staged) {
+        if ((err = dbuf(s, 0, (size_t)a_rows * (size_t)a_cols * e, &j->dA)) != cudaSuccess)
+            return err;
+        j->ldA = a_rows;
+    }
+    if (j->b_staged) {
+        if ((err = dbuf(s, 1, (size_t)b_rows * (size_t)b_cols * e, &j->dB)) != cudaSuccess)
+            return err;
+        j->ldB = b_rows;
+    }
+    if (j->c_back) {
+        if ((err = dbuf(s, 2, (size_t)m * (size_t)n * e, &j->dC)) != cudaSuccess) return err;
+        j->ldC = m;
+    }
+    s->out_rows = m;
+
+    /* Phase 1: rank-ks updates of all of C, each as soon as its slabs of A and B are across. */
+    for (int64_t sl = 0; sl < j->nslab; ++sl) {
+        int64_t q0 = sl * j->ks;
+        *what = "copy to the GPU";
+        if (j->a_staged &&
+            (err = stage(s, 0, j->dA, j->ldA, g->A, g->lda, g->ta, 0, m, q0, j->ks, g->a_kind)) !=
+                cudaSuccess)
+            return err;
+        if (j->b_staged &&
+            (err = stage(s, 1, j->dB, j->ldB, g->B, g->ldb, g->tb, q0, j->ks, 0, n, g->b_kind)) !=
+                cudaSuccess)
+            return err;
+        *what = "gemm";
+        err = queue_gemm(s, j, 0, m, 0, n, q0, j->ks, sl ? 1.0 : g->beta, st);
+        if (err != cudaSuccess || *st != MINIBLAS_STATUS_SUCCESS) return err;
+    }
+
+    /* Phase 2, over k1..k: A row blocks and B panels (with their C panels) alternately; each
+     * arrival queues one gemm for every block of C whose A and B are now both across. */
+    double beta2 = k1 > 0 ? 1.0 : g->beta;
+    int64_t sa = 0, sb = 0; /* row blocks / panels across */
+    while (sa < j->nblk || sb < j->npan) {
+        if (sa < j->nblk && (sa <= sb || sb == j->npan)) {
+            int64_t r0 = sa * j->mb, nr = min64(j->mb, m - r0);
+            *what = "copy to the GPU";
+            if (j->a_staged &&
+                (err = stage(s, 0, j->dA, j->ldA, g->A, g->lda, g->ta, r0, nr, k1, kr,
+                             g->a_kind)) != cudaSuccess)
+                return err;
+            ++sa;
+            if (sb > 0) {
+                *what = "gemm";
+                err = queue_gemm(s, j, r0, nr, 0, min64(n, sb * nb), k1, kr, beta2, st);
+                if (err != cudaSuccess || *st != MINIBLAS_STATUS_SUCCESS) return err;
+            }
+        } else {
+            int64_t c0 = sb * nb, nc = min64(nb, n - c0);
+            *what = "copy to the GPU";
+            if (j->b_staged &&
+                (err = stage(s, 1, j->dB, j->ldB, g->B, g->ldb, g->tb, k1, kr, c0, nc,
+                             g->b_kind)) != cudaSuccess)
+                return err;
+            if (j->c_in && (err = stage(s, 2, j->dC, j->ldC, g->C, g->ldc, 0, 0, m, c0, nc,
+                                        g->c_kind)) != cudaSuccess)
+                return err;
+            ++sb;
+            if (sa > 0) {
+                *what = "gemm";
+                err = queue_gemm(s, j, 0, min64(m, sa * j->mb), c0, nc, k1, kr, beta2, st);
+                if (err != cudaSuccess || *st != MINIBLAS_STATUS_SUCCESS) return err;
+            }
+        }
+        *what = "copy from the GPU";
+        while (sa == j->nblk && j->ready < sb) /* with all of A across, panels < sb are done */
+            if ((err = panel_done(s, j)) != cudaSuccess) return err;
+    }
+    s->tr.inputs = now_ms() - s->tr.t0;
+
+    /* Only now unpack C: inputs first keeps the GPU fed; the copies back wait on the GPU. */
+    *what = "copy from the GPU";
+    if ((err = queue_out(s, j, 1)) != cudaSuccess || (err = drain_out(s)) != cudaSuccess)
+        return err;
+    *what = "sync";
+    return sync_all(s);
+}
+
+/* One line per call with MINIBLAS_CBLAS_VERBOSE=2: where the host's time went. */
+static void gemm_trace(mbc_state *s, const mbc_gemm *g, int failed) {
+    const mbc_trace *t = &s->tr;
+    double total = now_ms() - t->t0;
+    double other = total - t->pack[0] - t->pack[1] - t->pack[2] - t->unpack - t->wait_in -
+                   t->wait_out;
+    const char *rung = miniblas_last_rung(s->h, g->dbl ? MINIBLAS_OP_DGEMM : MINIBLAS_OP_SGEMM);
+    mbc_notice("%cgemm trace m=%lld n=%lld k=%lld (col-major) rung %s, %lld panels of %lld, %lld "
+               "A blocks, %lld k-slabs of %lld: pack A %.2f B %.2f C %.2f, unpack C %.2f, wait "
+               "in %.2f out %.2f, other %.2f; first gemm at %.2f, inputs packed at %.2f, total "
+               "%.2f ms%s",
+               g->dbl ? 'd' : 's', (long long)g->m, (long long)g->n, (long long)g->k,
+               rung && rung[0] ? rung : "-", (long long)t->geo[0], (long long)t->geo[1],
+               (long long)t->geo[2], (long long)t->geo[3], (long long)t->geo[4], t->pack[0],
+               t->pack[1], t->pack[2], t->unpack,
+               t->wait_in, t->wait_out, other, t->first_gemm, t->inputs, total,
+               failed ? " (failed)" : "");
+}
+
+/*
+ * Schedule of a gemm with operands on the host (column-major, C m x n = op(A) op(B), k deep).
+ * Three streams: copies in, compute, copies out. The host packs inputs into pinned chunks
+ * (DMA'd as each is full) and queues each gemm as soon as its inputs are across:
+ *
+ *   phase 1 (beta == 0, k >= 2048, m, n >= 1024): 4 k-slabs of depth ks = k/16: slab s of A
+ *     (m x ks) and of B (ks x n), then C (+)= A_s B_s over all of C. A slab pair of
+ *     (m + n) ks elements brings m n ks multiply-adds (at 8192: 1.6 ms of kernel for 0.8 ms of
+ *     packing), where a row block and a panel of the same bytes bring far fewer, so the GPU
+ *     is kept busy from the first slab on instead of ramping up with the 2D blocks below.
+ *   phase 2, over the rest of k: A in 4 row blocks and B in column panels (with C's panel when
+ *     beta != 0), alternately A0 B0 A1 B1 ... then the remaining panels; each arrival queues
+ *     one gemm over the blocks of C it completes (A_i x B_0..B_(j-1), or A_0..A_i x B_j).
+ *     Once all of A is across, panels complete in column order; each gets an event.
+ *   copies back: a completed panel's copy to the host is queued after its event, through the
+ *     two out chunks. The host unpacks C only after every input is packed (GPU compute does
+ *     not wait for unpacking: C lives in a whole device buffer), so it never waits for the GPU
+ *     while it could pack. C reaches the caller's memory in column order only.
+ */
 int mbc_gpu_gemm(const mbc_gemm *g, mbc_progress *prog, char *msg, size_t msg_size) {
     size_t e = g->dbl ? sizeof(double) : sizeof(float);
     mbc_frame f;
@@ -590,133 +943,33 @@ int mbc_gpu_gemm(const mbc_gemm *g, mbc_progress *prog, char *msg, size_t msg_si
     cudaError_t err = cudaSuccess;
     miniblas_status_t st = MINIBLAS_STATUS_SUCCESS;
     const char *what = "gemm";
-    int64_t m = g->m, n = g->n, k = g->k;
-    int touched_ab = k > 0 && g->alpha != 0;
-    int a_dev = !touched_ab || g->a_kind == MBC_DEVICE;
-    int b_dev = !touched_ab || g->b_kind == MBC_DEVICE;
+    int touched = g->k > 0 && g->alpha != 0;
+    int a_dev = !touched || g->a_kind == MBC_DEVICE;
+    int b_dev = !touched || g->b_kind == MBC_DEVICE;
     int c_dev = g->c_kind == MBC_DEVICE;
     if (g->a_kind == MBC_DEVICE || g->b_kind == MBC_DEVICE || c_dev) {
         what = "waiting for the caller's default stream";
         if ((err = comp_after_caller(s)) != cudaSuccess) return frame_leave(&f, err, st, what);
         what = "gemm";
     }
-
+    int pinned = pin_rung(s, g);
     if (a_dev && b_dev && c_dev) { /* everything in place: one call */
-        st = dev_gemm(s, g, m, n, g->A, g->lda, g->B, g->ldb, g->C, g->ldc);
-        if (st == MINIBLAS_STATUS_SUCCESS) err = cudaStreamSynchronize(s->s_comp), what = "sync";
-        return frame_leave(&f, err, st, what);
+        gemm_job j;
+        memset(&j, 0, sizeof j);
+        j.g = g, j.e = e;
+        j.dA = (char *)g->A, j.dB = (char *)g->B, j.dC = g->C;
+        j.ldA = g->lda, j.ldB = g->ldb, j.ldC = g->ldc;
+        err = queue_gemm(s, &j, 0, g->m, 0, g->n, 0, g->k, g->beta, &st);
+        if (err == cudaSuccess && st == MINIBLAS_STATUS_SUCCESS)
+            what = "sync", err = cudaStreamSynchronize(s->s_comp);
+    } else {
+        err = gemm_staged(s, g, &what, &st);
     }
-
-    int64_t a_rows = g->ta ? k : m, a_cols = g->ta ? m : k;
-    int64_t b_rows = g->tb ? n : k, b_cols = g->tb ? k : n;
-    /* Panels: wide enough that each panel's gemm fills the GPU (~4M elements of C, two
-     * waves of 128x128 tiles on 132 SMs), at most ~8 of them for the pipeline. */
-    int64_t nb = mbc_cfg.panel;
-    if (nb <= 0) {
-        int64_t fill = ((int64_t)1 << 22) / (m > 0 ? m : 1);
-        int64_t eighth = (n + 7) / 8;
-        nb = round_up(fill > eighth ? fill : eighth, 128);
-    }
-    if (nb > n) nb = n;
-    if (nb < 1) nb = 1;
-    /* A row blocks for the first panel (A copied once, overlapped with panel 0's gemm). */
-    int nblk = 1;
-    int64_t mb = m;
-    if (!a_dev && m >= 512 && k >= 1) {
-        nblk = 4;
-        mb = round_up((m + nblk - 1) / nblk, 64);
-    }
-    /* Chunk size: one piece per panel operand where possible. */
-    size_t need = 0;
-    if (!b_dev) need = (size_t)k * (size_t)nb * e;
-    if (!c_dev && (size_t)m * (size_t)nb * e > need) need = (size_t)m * (size_t)nb * e;
-    if (!a_dev && (size_t)mb * (size_t)k * e > need) need = (size_t)mb * (size_t)k * e;
-    if (need > mbc_cfg.chunk_max) need = mbc_cfg.chunk_max;
-    if (need < (size_t)MB) need = MB;
-    int any_pageable = (!a_dev && g->a_kind == MBC_HOST) || (!b_dev && g->b_kind == MBC_HOST) ||
-                       (!c_dev && (g->c_kind == MBC_HOST || g->beta != 0));
-    if (any_pageable && (err = ensure_chunks(s, need)) != cudaSuccess) {
-        what = "cudaHostAlloc (pinned staging)";
-        return frame_leave(&f, err, st, what);
-    }
-
-    char *dA = (char *)g->A, *dB = (char *)g->B, *dC = g->C;
-    int64_t ldA = g->lda, ldB = g->ldb, ldC = g->ldc;
-    what = "cudaMalloc (device buffers)";
-    if (!a_dev && (err = dbuf(s, 0, (size_t)a_rows * (size_t)a_cols * e, &dA)) != cudaSuccess)
-        return frame_leave(&f, err, st, what);
-    if (!a_dev) ldA = a_rows;
-    if (!b_dev && (err = dbuf(s, 1, (size_t)b_rows * (size_t)b_cols * e, &dB)) != cudaSuccess)
-        return frame_leave(&f, err, st, what);
-    if (!b_dev) ldB = b_rows;
-    if (!c_dev && (err = dbuf(s, 2, (size_t)m * (size_t)n * e, &dC)) != cudaSuccess)
-        return frame_leave(&f, err, st, what);
-    if (!c_dev) ldC = m;
-
-    const char *hA = g->A, *hB = g->B;
-    char *hC = g->C;
-    /* Pinned C may be written by DMA as it arrives only when beta == 0: then a failure can
-     * recompute all of C from A and B. Otherwise C goes through the out chunks. */
-    int c_direct = g->c_kind == MBC_PINNED && g->beta == 0;
-    s->out_rows = m;
-    for (int64_t c0 = 0; c0 < n && err == cudaSuccess && st == MINIBLAS_STATUS_SUCCESS;
-         c0 += nb) {
-        int64_t nc = n - c0 < nb ? n - c0 : nb;
-        what = "copy to the GPU";
-        if (!b_dev) {
-            if (!g->tb)
-                err = h2d_2d(s, dB + (size_t)c0 * (size_t)ldB * e, ldB,
-                             hB + (size_t)c0 * (size_t)g->ldb * e, g->ldb, k, nc, g->b_kind);
-            else
-                err = h2d_2d(s, dB + (size_t)c0 * e, ldB, hB + (size_t)c0 * e, g->ldb, nc, k,
-                             g->b_kind);
-            if (err != cudaSuccess) break;
-        }
-        if (!c_dev && g->beta != 0) {
-            err = h2d_2d(s, dC + (size_t)c0 * (size_t)ldC * e, ldC,
-                         hC + (size_t)c0 * (size_t)g->ldc * e, g->ldc, m, nc, g->c_kind);
-            if (err != cudaSuccess) break;
-        }
-        const char *Bp = dB + (size_t)(g->tb ? c0 : c0 * ldB) * e;
-        if (c0 == 0 && !a_dev) {
-            for (int64_t r0 = 0; r0 < m; r0 += mb) {
-                int64_t nr = m - r0 < mb ? m - r0 : mb;
-                what = "copy to the GPU";
-                if (!g->ta)
-                    err = h2d_2d(s, dA + (size_t)r0 * e, ldA, hA + (size_t)r0 * e, g->lda, nr, k,
-                                 g->a_kind);
-                else
-                    err = h2d_2d(s, dA + (size_t)r0 * (size_t)ldA * e, ldA,
-                                 hA + (size_t)r0 * (size_t)g->lda * e, g->lda, k, nr, g->a_kind);
-                if (err == cudaSuccess) err = comp_after_in(s);
-                if (err != cudaSuccess) break;
-                what = "gemm";
-                st = dev_gemm(s, g, nr, nc, dA + (size_t)(g->ta ? r0 * ldA : r0) * e, ldA, Bp, ldB,
-                              dC + ((size_t)r0 + (size_t)c0 * (size_t)ldC) * e, ldC);
-                if (st != MINIBLAS_STATUS_SUCCESS) break;
-            }
-            if (err != cudaSuccess || st != MINIBLAS_STATUS_SUCCESS) break;
-        } else {
-            if ((err = comp_after_in(s)) != cudaSuccess) break;
-            what = "gemm";
-            st = dev_gemm(s, g, m, nc, dA, ldA, Bp, ldB, dC + (size_t)c0 * (size_t)ldC * e, ldC);
-            if (st != MINIBLAS_STATUS_SUCCESS) break;
-        }
-        if (!c_dev) {
-            what = "copy from the GPU";
-            err = out_after_comp(s);
-            if (err == cudaSuccess)
-                err = d2h_2d(s, hC + (size_t)c0 * (size_t)g->ldc * e, g->ldc,
-                             dC + (size_t)c0 * (size_t)ldC * e, ldC, m, nc, c_direct, c0);
-        }
-    }
-    if (err == cudaSuccess && st == MINIBLAS_STATUS_SUCCESS) {
-        what = "copy from the GPU";
-        err = drain_out(s);
-        if (err == cudaSuccess) what = "sync", err = sync_all(s);
-    }
+    if (pinned) miniblas_set_rung(s->h, g->dbl ? MINIBLAS_OP_DGEMM : MINIBLAS_OP_SGEMM, "auto");
+    if (mbc_cfg.verbose >= 2) gemm_trace(s, g, err != cudaSuccess || st != MINIBLAS_STATUS_SUCCESS);
     *prog = s->prog;
-    if (c_direct) prog->done_col = prog->done_row = 0; /* unknown: recompute all (beta == 0) */
+    if (g->c_kind == MBC_PINNED && g->beta == 0)
+        prog->done_col = prog->done_row = 0; /* unknown: recompute all (beta == 0) */
     return frame_leave(&f, err, st, what);
 }
 
