@@ -28,21 +28,10 @@
 
 #include "cblas_ptr.h"
 
-/* Set once by mbc_ptr_init (before any call can classify a pointer), read-only after. */
-static uintptr_t g_heap_lo;          /* start_brk; 0 when unknown (then no heap range) */
-static uintptr_t g_exe_lo, g_exe_hi; /* main program's writable segments; empty when unknown */
+uintptr_t mbc_heap_lo, mbc_exe_lo, mbc_exe_hi; /* see cblas_ptr.h */
 /* Top of this thread's stack; 0 = not looked up yet. initial-exec: a plain load from the
  * thread pointer instead of a __tls_get_addr call (a few bytes of static TLS). */
 static __thread uintptr_t t_stack_hi __attribute__((tls_model("initial-exec")));
-
-/* The current program break. glibc's sbrk(0) costs ~6 ns a call; the variable it returns,
- * __curbrk, is exported by glibc and reads in one load. */
-#ifdef __GLIBC__
-extern void *__curbrk;
-static inline uintptr_t cur_brk(void) { return (uintptr_t)__atomic_load_n(&__curbrk, __ATOMIC_RELAXED); }
-#else
-static inline uintptr_t cur_brk(void) { return (uintptr_t)sbrk(0); }
-#endif
 
 /* start_brk: field 47 of /proc/self/stat (Linux >= 3.5). Fields after the command name,
  * which may hold spaces and parentheses, are counted from the last ')'. */
@@ -77,12 +66,12 @@ static int exe_segments(struct dl_phdr_info *info, size_t size, void *data) {
         if (a < lo) lo = a;
         if (a + ph->p_memsz > hi) hi = a + ph->p_memsz;
     }
-    if (lo < hi) g_exe_lo = lo, g_exe_hi = hi;
+    if (lo < hi) mbc_exe_lo = lo, mbc_exe_hi = hi;
     return 1; /* stop after the first object */
 }
 
 void mbc_ptr_init(void) {
-    g_heap_lo = read_start_brk();
+    mbc_heap_lo = read_start_brk();
     dl_iterate_phdr(exe_segments, NULL);
 }
 
@@ -102,14 +91,10 @@ static uintptr_t stack_hi(void) {
     return hi;
 }
 
-int mbc_plain_host(const void *p) {
-    const uintptr_t a = (uintptr_t)p;
-    if (!p) return 0;
-    if (g_heap_lo && a >= g_heap_lo && a < cur_brk()) return 1;
-    if (a >= g_exe_lo && a < g_exe_hi) return 1;
+int mbc_on_own_stack(const void *p) {
     /* The live part of this thread's stack: from this frame up. The caller's arrays are in
      * its frames, which are above ours. */
     char here;
-    if (a >= (uintptr_t)&here && a < stack_hi()) return 1;
-    return 0;
+    const uintptr_t a = (uintptr_t)p;
+    return a >= (uintptr_t)&here && a < stack_hi();
 }
