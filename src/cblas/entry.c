@@ -86,10 +86,11 @@ static void init_once(void) {
     if (both >= 0) mbc_cfg.xover[MBC_X_SGEMM] = mbc_cfg.xover[MBC_X_DGEMM] = both;
     for (int i = 0; i < MBC_X_COUNT; ++i) mbc_cfg.xover[i] = env_int(g_xover[i].env, mbc_cfg.xover[i]);
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    /* all cores (at most 32): on the H200 machine 16 threads copied pageable <-> pinned at
-     * 38-55 GB/s depending on the run, 8 threads at 37-40 (docs/cblas.md) */
+    /* at most 8: on the 16-core H200 machine 16 copy threads were slower in the layer (sgemm
+     * 4096 on host pointers 7.2-7.5 ms against 5.6-5.9 with 8) and 10x slower right after an
+     * OpenBLAS call, whose threads still spin (session 3, run 7; docs/cblas.md) */
     mbc_cfg.copy_threads =
-        (int)env_int("MINIBLAS_CBLAS_COPY_THREADS", ncpu > 32 ? 32 : (ncpu > 0 ? ncpu : 1));
+        (int)env_int("MINIBLAS_CBLAS_COPY_THREADS", ncpu > 8 ? 8 : (ncpu > 0 ? ncpu : 1));
     if (mbc_cfg.copy_threads < 1) mbc_cfg.copy_threads = 1;
     mbc_cfg.panel = env_int("MINIBLAS_CBLAS_PANEL", 0);
     mbc_cfg.kslab = env_int("MINIBLAS_CBLAS_KSLAB", -1);

@@ -224,8 +224,8 @@ static double now_ms(void) {
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
 
-/* Threads for one host copy: all of them from a few MB on (the staging rate, 38-55 GB/s,
- * needs 8-16 threads; gemm's pieces at n = 4096 are 4-6 MB), at least 512 KB each. */
+/* Threads for one host copy: all of them from a few MB on (the staging rate, ~38 GB/s, needs
+ * ~8 threads; gemm's pieces at n = 4096 are 4-6 MB), at least 512 KB each. */
 static int copy_threads(size_t bytes) {
 #ifdef _OPENMP
     if (bytes < (size_t)MB || mbc_cfg.copy_threads <= 1) return 1;
