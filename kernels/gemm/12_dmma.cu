@@ -25,7 +25,7 @@
  *   128x64:  234..252 registers, dynamic shared memory 3 x (50 .. 54) KB = 149 .. 162 KB
  * Measured (runs 4-5): 45.2-45.5 TFLOP/s at 4096 / 8192 = 75% of cuBLAS DGEMM; 80-82% on
  * 4097x4095x4099; ~74% at 1024.
- * Session 3: a sweep of 16 tile configurations (.device-deps sweep, one run, NN, median of 5)
+ * Session 3: a sweep of 16 tile configurations (perf/sweep/run.sh, one run, NN, median of 5)
  * found the big tile better with BK = 32 and 3 stages (207 KB of shared memory, 255
  * registers, no spill): 47.9 TFLOP/s at 4096 (78.3% of cuBLAS; BK 16 x 4 stages: 45.4,
  * 74.3%), 46.0 at 8192 (82.9%; 44.4, 79.9%), 34.3 on 4097x4095x4099 (92.0%; 86.9%). No

@@ -70,7 +70,7 @@
  * Run 5: float 4096^2 87.7%, 8192x2048 88.9% of copy; double 91.5-92.0%.
  *
  * Change after run 5 (session 3): the knobs at the top were swept in one run (two
- * repetitions; a stand-alone timing loop of this launcher, no rotation, copy ceiling 4191-4220
+ * repetitions; perf/sweep/transpose_knobs.sh, no rotation, copy ceiling 4191-4220
  * GB/s): band height 1, 2, 3, 4, 6, 8, 16 and the computed 32 (float), stores with and without
  * .cs, prefetch on/off, trigger at once or after the loads, 6 blocks per SM, tiles 128x32 and
  * 32x128. Two things paid: narrow bands (float 4096^2 3728 -> 3804 GB/s at heights 1-4; 16

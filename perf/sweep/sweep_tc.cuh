@@ -1,0 +1,24 @@
+/* Helpers shared by the tensor-core family files: NN launch and info of one tc_cfg. */
+#include "gemm/tc_common.cuh"
+#include "sweep.h"
+
+/* NN, column-major: A m-contiguous (AKC = false), B k-contiguous (BKC = true). */
+template <class Cfg, int OP> static cudaError_t sw_tc_launch(const mb_gemm_args *p, cudaStream_t s) {
+    return tc_gemm_launch_t<Cfg, OP, false, true>(p, s);
+}
+template <class Cfg, int OP> static cudaError_t sw_tc_info(cudaFuncAttributes *a, int *bps) {
+    const size_t smem = Cfg::smem_bytes(false, true, OP == TC_OP_TF32X3);
+    cudaError_t e = cudaFuncSetAttribute(tc_gemm_kernel<Cfg, OP, false, true>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (e != cudaSuccess) return e;
+    e = cudaFuncGetAttributes(a, tc_gemm_kernel<Cfg, OP, false, true>);
+    if (e != cudaSuccess) return e;
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(bps, tc_gemm_kernel<Cfg, OP, false, true>,
+                                                         Cfg::NTHREADS, smem);
+}
+#define SW_TC(T, OP, BM, BN, BK, WM, WN, ST, MB, note)                                         \
+    {#BM "x" #BN "x" #BK "/w" #WM "x" #WN "/s" #ST "/b" #MB, note,                             \
+     &sw_tc_launch<tc_cfg<T, BM, BN, BK, WM, WN, ST, MB>, OP>,                                 \
+     &sw_tc_info<tc_cfg<T, BM, BN, BK, WM, WN, ST, MB>, OP>,                                   \
+     tc_cfg<T, BM, BN, BK, WM, WN, ST, MB>::smem_bytes(false, true, OP == TC_OP_TF32X3),       \
+     tc_cfg<T, BM, BN, BK, WM, WN, ST, MB>::NTHREADS}
