@@ -80,14 +80,17 @@
  * 4096^2 3930 GB/s, 8192x2048 3949, 2048x8192 3905, 8192^2 4082; double 4096^2 3994 (from
  * 3902). 6 blocks per SM did as well as the late trigger; .cs stores beat plain ones (3715 vs
  * 3651); the other tiles and the prefetch change made no difference beyond noise (1%). Now:
- * VEC_BAND 4, VEC_LATE_TRIGGER 1.
+ * VEC_BAND 4, VEC_LATE_TRIGGER 1. A second sweep on top of these (perf/sweep/transpose_knobs.sh)
+ * found 6 blocks per SM (launch bound; was 8) another +1.2-1.5% at every size (float 4096^2
+ * 3925 -> 3981 GB/s, 8192^2 4078 -> 4112; double 4096^2 3984 -> 4037): fewer, larger-register
+ * blocks, each with the same 16 KB tile in flight. VEC_BLOCKS_PER_SM is now 6.
  */
 #include "../common/common.cuh"
 
 #define VEC_THREADS 256
 /* Tuning knobs (overridable with -D for experiments; the defaults are the measured choice). */
 #ifndef VEC_BLOCKS_PER_SM
-#define VEC_BLOCKS_PER_SM 8 /* 2048 threads per SM: <= 32 registers per thread */
+#define VEC_BLOCKS_PER_SM 6 /* launch bound: 1536 threads per SM, <= 40 registers per thread */
 #endif
 #ifndef VEC_STREAM_STORES
 #define VEC_STREAM_STORES 1 /* interior tiles of B stored evict-first (st.global.cs) */
