@@ -38,9 +38,9 @@
  * max(64, 4 sqrt n) sum|terms|; omatcopy: exact, output poisoned with NaN. A failing
  * implementation is marked WRONG and the exit status is 1.
  * Probe (once, first): pinned and pageable H2D/D2H bandwidth, cudaHostRegister/Unregister
- * cost and registered H2D bandwidth on a --probe-mb buffer, and pageable<->pinned memcpy
- * bandwidth with 1..16 threads (pthreads), and the cost of one cudaPointerGetAttributes on
- * pageable memory (the layer's operand check on every host-pointer call).
+ * cost and registered H2D bandwidth on a --probe-mb buffer, pageable<->pinned copy bandwidth
+ * with 1..16 threads (pthreads; memcpy and the layer's streaming-store copy), and the cost of
+ * one cudaPointerGetAttributes on pageable memory (the layer's operand check).
  *
  * Exit status: 0 all correct; 1 a result was WRONG or a call failed; 2 bad usage, no CUDA
  * device, or a library could not be loaded.
@@ -65,6 +65,7 @@
 #include <cblas.h> /* OpenBLAS's (the layer's PUBLIC include): function types, blasint, enums */
 #include "miniblas.h"
 #include "miniblas_cblas.h"
+#include "stream_copy.h" /* the layer's staging copy, measured by the probe */
 
 #ifndef MCB_CBLAS_LIB
 #define MCB_CBLAS_LIB "libminiblas_cblas.so.0"
@@ -251,7 +252,7 @@ static double median(double *v, int n) {
 /* ---- parallel host helpers (pthreads) */
 
 typedef struct par_job {
-    int kind; /* 0 fill uniform, 1 memcpy */
+    int kind; /* 0 fill uniform, 1 memcpy, 2 streaming-store copy (the layer's, stream_copy.h) */
     char *dst;
     const char *src;
     size_t n;     /* elements (fill) or bytes (memcpy) */
@@ -270,6 +271,10 @@ static void *par_worker(void *arg) {
     par_job *j = arg;
     if (j->kind == 1) {
         memcpy(j->dst, j->src, j->n);
+        return NULL;
+    }
+    if (j->kind == 2) {
+        mbc_stream_copy(j->dst, j->src, j->n);
         return NULL;
     }
     uint64_t s = j->seed;
@@ -314,15 +319,15 @@ static void fill_uniform(void *p, size_t n, int dbl, uint64_t seed) {
     par_run(jobs, nt);
 }
 
-/* memcpy of bytes on nt threads: the staging copy the layer does (pageable <-> pinned). */
-static void par_memcpy(void *dst, const void *src, size_t bytes, int nt) {
+/* Copy of bytes on nt threads (kind 1: memcpy; 2: streaming stores, the layer's staging copy). */
+static void par_copy(void *dst, const void *src, size_t bytes, int nt, int kind) {
     par_job jobs[64];
     if (nt > 64) nt = 64;
     size_t per = ((bytes / (size_t)nt) + 63) & ~(size_t)63;
     for (int t = 0; t < nt; ++t) {
         size_t b = (size_t)t * per, c = b >= bytes ? 0 : (per < bytes - b ? per : bytes - b);
         if (b > bytes) b = bytes;
-        jobs[t] = (par_job){1, (char *)dst + b, (const char *)src + b, c, 0, 0};
+        jobs[t] = (par_job){kind, (char *)dst + b, (const char *)src + b, c, 0, 0};
     }
     par_run(jobs, nt);
 }
@@ -336,10 +341,10 @@ typedef struct probe_t {
     double reg_s, unreg_s, bytes;                           /* cost of register/unregister */
     int nthr[NPT];
     int nnthr;
-    double cp_in[NPT], cp_out[NPT]; /* pageable->pinned, pinned->pageable, bytes/s */
+    double cp_in[2][NPT], cp_out[2][NPT]; /* [memcpy, streaming] pageable->pinned, ->pageable, B/s */
     double cp_in_best, cp_out_best;
     int layer_threads;
-    double cp_in_layer, cp_out_layer;
+    double cp_in_layer[2], cp_out_layer[2];
     double ptrattr_s; /* one cudaPointerGetAttributes on pageable memory (the layer's check) */
 } probe_t;
 static probe_t P;
@@ -387,34 +392,35 @@ static int run_probe(void) {
     for (int i = 0; i < NPT; ++i)
         if (cand[i] <= nc || i == 0) P.nthr[P.nnthr++] = cand[i];
     P.cp_in_best = P.cp_out_best = 0;
-    for (int i = 0; i < P.nnthr; ++i) {
-        double si[5], so[5];
-        par_memcpy(pin, page, bytes, P.nthr[i]); /* warm */
-        for (int r = 0; r < 5; ++r) {
-            double t = now();
-            par_memcpy(pin, page, bytes, P.nthr[i]);
-            si[r] = now() - t;
-            t = now();
-            par_memcpy(page, pin, bytes, P.nthr[i]);
-            so[r] = now() - t;
+    for (int kind = 1; kind <= 2; ++kind) {
+        for (int i = 0; i < P.nnthr; ++i) {
+            double si[5], so[5];
+            par_copy(pin, page, bytes, P.nthr[i], kind); /* warm */
+            for (int r = 0; r < 5; ++r) {
+                double t = now();
+                par_copy(pin, page, bytes, P.nthr[i], kind);
+                si[r] = now() - t;
+                t = now();
+                par_copy(page, pin, bytes, P.nthr[i], kind);
+                so[r] = now() - t;
+            }
+            double *ci = &P.cp_in[kind - 1][i], *co = &P.cp_out[kind - 1][i];
+            *ci = (double)bytes / median(si, 5);
+            *co = (double)bytes / median(so, 5);
+            if (*ci > P.cp_in_best) P.cp_in_best = *ci;
+            if (*co > P.cp_out_best) P.cp_out_best = *co;
         }
-        P.cp_in[i] = (double)bytes / median(si, 5);
-        P.cp_out[i] = (double)bytes / median(so, 5);
-        if (P.cp_in[i] > P.cp_in_best) P.cp_in_best = P.cp_in[i];
-        if (P.cp_out[i] > P.cp_out_best) P.cp_out_best = P.cp_out[i];
-    }
-    {
         double si[3], so[3];
         for (int r = 0; r < 3; ++r) {
             double t = now();
-            par_memcpy(pin, page, bytes, P.layer_threads);
+            par_copy(pin, page, bytes, P.layer_threads, kind);
             si[r] = now() - t;
             t = now();
-            par_memcpy(page, pin, bytes, P.layer_threads);
+            par_copy(page, pin, bytes, P.layer_threads, kind);
             so[r] = now() - t;
         }
-        P.cp_in_layer = (double)bytes / median(si, 3);
-        P.cp_out_layer = (double)bytes / median(so, 3);
+        P.cp_in_layer[kind - 1] = (double)bytes / median(si, 3);
+        P.cp_out_layer[kind - 1] = (double)bytes / median(so, 3);
     }
 
     /* cudaHostRegister in place */
@@ -467,11 +473,16 @@ static void print_probe(FILE *f, const char *pre) {
                "registered H2D %.2f GB/s\n",
             pre, P.reg_s * 1e3, P.unreg_s * 1e3, P.reg_s * 1e3 * 1073741824.0 / P.bytes,
             P.unreg_s * 1e3 * 1073741824.0 / P.bytes, P.h2d_reg / G);
-    fprintf(f, "%s  host memcpy pageable->pinned / pinned->pageable, GB/s by threads:", pre);
-    for (int i = 0; i < P.nnthr; ++i)
-        fprintf(f, "  %d: %.1f/%.1f", P.nthr[i], P.cp_in[i] / G, P.cp_out[i] / G);
-    fprintf(f, "\n%s  the layer's %d copy threads: %.1f/%.1f GB/s\n", pre, P.layer_threads,
-            P.cp_in_layer / G, P.cp_out_layer / G);
+    for (int k = 0; k < 2; ++k) {
+        fprintf(f, "%s  host %s pageable->pinned / pinned->pageable, GB/s by threads:", pre,
+                k ? "streaming-store copy" : "memcpy");
+        for (int i = 0; i < P.nnthr; ++i)
+            fprintf(f, "  %d: %.1f/%.1f", P.nthr[i], P.cp_in[k][i] / G, P.cp_out[k][i] / G);
+        fprintf(f, "\n");
+    }
+    fprintf(f, "%s  the layer's %d copy threads: memcpy %.1f/%.1f GB/s, streaming stores "
+               "%.1f/%.1f GB/s\n", pre, P.layer_threads, P.cp_in_layer[0] / G,
+            P.cp_out_layer[0] / G, P.cp_in_layer[1] / G, P.cp_out_layer[1] / G);
     fprintf(f, "%s  cudaPointerGetAttributes on pageable memory: %.0f ns per call (the layer's "
                "operand check, per operand of a host-pointer call)\n", pre, P.ptrattr_s * 1e9);
 }

@@ -4,6 +4,9 @@
  * else (an anonymous mmap, as CUDA's own allocations are, another thread's stack, NULL) is
  * "unknown" and gets the CUDA query. A false "plain host" would send a device pointer to the
  * CPU BLAS; a false "unknown" only costs the query.
+ * Also the staging copy with streaming stores (src/cblas/stream_copy.h): every byte copied,
+ * none written before or after the range, at every alignment of source and destination and
+ * sizes around its thresholds (4096, the 16-byte head, the 64-byte body, the tail).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -12,6 +15,7 @@
 #include <sys/mman.h>
 
 #include "cblas/cblas_ptr.h"
+#include "cblas/stream_copy.h"
 #include "cpu_check.h"
 
 static float g_static_data[64] = {1.0f}; /* .data */
@@ -29,7 +33,37 @@ static void *other_thread(void *arg) {
     return res;
 }
 
+static void test_stream_copy(void) {
+    enum { MAXN = 20000, GUARD = 64 };
+    unsigned char *src = (unsigned char *)malloc(MAXN + 2 * GUARD);
+    unsigned char *dst = (unsigned char *)malloc(MAXN + 2 * GUARD);
+    CHECK(src && dst);
+    if (!src || !dst) return;
+    for (int i = 0; i < MAXN + 2 * GUARD; ++i) src[i] = (unsigned char)(i * 131 + 7);
+    const size_t sizes[] = {0, 1, 63, 4095, 4096, 4097, 4111, 4112, 4160, 5000, 12345, 16384, 19000};
+    int bad = 0;
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; ++si)
+        for (int so = 0; so < 16; so += 3)
+            for (int doff = 0; doff < 16; ++doff) {
+                size_t n = sizes[si];
+                memset(dst, 0xA5, MAXN + 2 * GUARD);
+                mbc_stream_copy(dst + GUARD + doff, src + GUARD + so, n);
+                for (size_t i = 0; i < MAXN + 2 * GUARD && bad < 5; ++i) {
+                    int inside = i >= (size_t)(GUARD + doff) && i < GUARD + doff + n;
+                    unsigned char want = inside ? src[i - doff + so] : 0xA5;
+                    if (dst[i] != want) {
+                        ++bad;
+                        CHECKF(0, "stream copy n=%zu src+%d dst+%d: byte %zu is %d, want %d", n,
+                               so, doff, i, dst[i], want);
+                    }
+                }
+            }
+    CHECK(bad == 0);
+    free(src), free(dst);
+}
+
 int main(void) {
+    test_stream_copy();
     mbc_ptr_init();
     float stack_arr[256];
     stack_arr[0] = 0.0f;

@@ -11,6 +11,8 @@
  * Host pointers are pageable in general, and pageable cudaMemcpy runs at ~7 GB/s against
  * 55 GB/s pinned, so operands are packed by host threads (OpenMP) into pinned chunks and
  * DMA'd from there; a chunk is reused once the event recorded after its copy has completed.
+ * Those copies (and the unpacking of C) use streaming stores (stream_copy.h): no
+ * read-for-ownership of a destination the CPU will not read again.
  * Operands already in pinned memory (cudaMallocHost/cudaHostRegister) are DMA'd directly.
  * Device and managed operands are used in place; the compute stream first waits for the work
  * the caller queued on the legacy default stream (and so on every blocking stream), since our
@@ -37,6 +39,7 @@
 #include "internal.h" /* libminiblas's handle and auto table: the gemm's rung is chosen once */
 #include "cblas_internal.h"
 #include "cblas_ptr.h"
+#include "stream_copy.h"
 
 #define NIN 3
 #define NOUT 2
@@ -237,11 +240,19 @@ static int copy_threads(size_t bytes) {
 #endif
 }
 
-/* Parallel memcpy of one contiguous range. */
+/* One thread's piece of a staging copy: streaming stores unless MINIBLAS_CBLAS_STREAM_STORES=0. */
+static void scopy(char *dst, const char *src, size_t bytes) {
+    if (mbc_cfg.stream_stores)
+        mbc_stream_copy(dst, src, bytes);
+    else
+        memcpy(dst, src, bytes);
+}
+
+/* Parallel copy of one contiguous range. */
 static void pmemcpy(char *dst, const char *src, size_t bytes) {
     int nt = copy_threads(bytes);
     if (nt <= 1) {
-        memcpy(dst, src, bytes);
+        scopy(dst, src, bytes);
         return;
     }
     size_t per = (bytes / (size_t)nt + 63) & ~(size_t)63;
@@ -250,7 +261,7 @@ static void pmemcpy(char *dst, const char *src, size_t bytes) {
 #endif
     for (int t = 0; t < nt; ++t) {
         size_t b = (size_t)t * per;
-        if (b < bytes) memcpy(dst + b, src + b, per < bytes - b ? per : bytes - b);
+        if (b < bytes) scopy(dst + b, src + b, per < bytes - b ? per : bytes - b);
     }
 }
 
@@ -268,7 +279,7 @@ static void copy2d(char *dst, int64_t ldd, const char *src, int64_t lds, int64_t
 #pragma omp parallel for num_threads(nt) schedule(static)
 #endif
         for (int64_t c = 0; c < cols; ++c)
-            memcpy(dst + (size_t)c * (size_t)ldd * e, src + (size_t)c * (size_t)lds * e, rb);
+            scopy(dst + (size_t)c * (size_t)ldd * e, src + (size_t)c * (size_t)lds * e, rb);
         return;
     }
     for (int64_t c = 0; c < cols; ++c)
