@@ -6,9 +6,10 @@
  *   ref  = cuBLAS DGEMM on the inputs upcast to double (exact inputs, FP64 arithmetic);
  *   e_s  = |C_cublas_sgemm - ref|_F / |ref|_F   (cuBLAS FP32 SGEMM, CUBLAS_DEFAULT_MATH);
  *   e_x3 = the same for miniblas rung tf32x3 (3xTF32, full-precision math mode);
+ *   e_wg = the same for rung wgmma_tf32x3 (3xTF32 on wgmma; compute capability 9.0 only);
  *   e_tf = the same for rung tf32 (math mode MINIBLAS_MATH_ALLOW_REDUCED_PRECISION).
- * Pass: e_x3 <= 2 * e_s (3xTF32 keeps FP32 accuracy) and e_tf < 1e-2 (TF32 is reduced, not
- * broken). Each result is poisoned with NaN before the call, so an unwritten element fails.
+ * Pass: e_x3 <= 2 * e_s and e_wg <= 2 * e_s (3xTF32 keeps FP32 accuracy) and e_tf < 1e-2
+ * (TF32 is reduced, not broken). Each result is poisoned with NaN before the call, so an unwritten element fails.
  * Also printed, not part of the pass rule: the largest elementwise error, max|C - ref| /
  * max|ref|, of each, and its ratio to cuBLAS's (a few bad elements hide in a Frobenius norm).
  * Sizes: n = 256, 1024 and a non-square odd shape; 2048 and 4096 unless MINIBLAS_TEST_QUICK=1
@@ -25,6 +26,7 @@
 
 #define X3_RUNG "tf32x3"
 #define TF32_RUNG "tf32"
+#define WG_RUNG "wgmma_tf32x3" /* MINIBLAS_RUNG_NEEDS_SM90A: run on compute capability 9.0 only */
 
 static void cublas_check(cublasStatus_t s, const char *what) {
     if (s != CUBLAS_STATUS_SUCCESS) {
@@ -89,7 +91,8 @@ static double run_rung(miniblas_handle_t h, const char *rung, int reduced, int m
     return rel_frob(hC, ref, mn, maxerr);
 }
 
-static void one_case(miniblas_handle_t h, cublasHandle_t cb, int m, int n, int k, int wide) {
+static void one_case(miniblas_handle_t h, cublasHandle_t cb, int m, int n, int k, int wide,
+                     int hopper) {
     char kase[96];
     snprintf(kase, sizeof kase, "%dx%dx%d %s", m, n, k, wide ? "u*2^[-10,10]" : "uniform[-1,1]");
     size_t mk = (size_t)m * k, kn = (size_t)k * n, mn = (size_t)m * n;
@@ -143,6 +146,16 @@ static void one_case(miniblas_handle_t h, cublasHandle_t cb, int m, int n, int k
     if (e_tf != CALL_FAILED)
         mbt_expect(NULL, e_tf < 1e-2, "sgemm", kase, "%s error %.3e not below 1e-2", TF32_RUNG,
                    e_tf);
+    if (hopper) {
+        double m_wg;
+        double e_wg = run_rung(h, WG_RUNG, 0, m, n, k, dA, dB, dC, hC, ref, kase, &m_wg);
+        printf("%-34s rel. Frobenius error: %s %.3e (%.2fx cuBLAS); max elementwise err %.3e "
+               "(%.2fx)\n",
+               "", WG_RUNG, e_wg, e_wg / e_s, m_wg, m_wg / m_s);
+        if (e_wg != CALL_FAILED)
+            mbt_expect(NULL, e_wg <= 2.0 * e_s, "sgemm", kase,
+                       "%s error %.3e exceeds 2 x cuBLAS FP32 SGEMM's %.3e", WG_RUNG, e_wg, e_s);
+    }
 
     mbt_dev_free(dA);
     mbt_dev_free(dB);
@@ -169,12 +182,21 @@ int main(void) {
     cublas_check(cublasCreate(&cb), "cublasCreate");
     cublas_check(cublasSetMathMode(cb, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
 
+    int dev = 0, major = 0, minor = 0;
+    MBT_CUDA(cudaGetDevice(&dev));
+    MBT_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+    MBT_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+    const int hopper = major == 9 && minor == 0;
+    if (!hopper)
+        printf("%s skipped: needs a compute capability 9.0 GPU (this is %d.%d)\n", WG_RUNG, major,
+               minor);
+
     static const int shapes[][3] = {{256, 256, 256},   {1024, 1024, 1024}, {777, 1001, 1535},
                                     {2048, 2048, 2048}, {4096, 4096, 4096}};
     const int nshapes = mbt_quick() ? 3 : 5;
     for (int s = 0; s < nshapes; ++s)
         for (int wide = 0; wide < 2; ++wide)
-            one_case(h, cb, shapes[s][0], shapes[s][1], shapes[s][2], wide);
+            one_case(h, cb, shapes[s][0], shapes[s][1], shapes[s][2], wide, hopper);
 
     cublasDestroy(cb);
     miniblas_destroy(h);

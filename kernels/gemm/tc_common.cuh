@@ -3,7 +3,8 @@
  * multi-stage cp.async kernel whose inner product is a warp-level mma.sync. The rungs differ
  * only in the element type, the tile shape and the "op" (how a fragment is multiplied):
  *   TC_OP_DMMA   double, mma.sync m16n8k4 .f64 (sm_90; two m8n8k4 on sm_80), fragments of
- *                the next k step loaded while this one's mma run
+ *                the next k step loaded while this one's mma run (defaults; tc_cfg's DK,
+ *                PIPE and LEAN select m16n8k8 / m16n8k16 and other fragment pipelines)
  *   TC_OP_TF32   float, operands rounded to TF32 (cvt.rna), one m16n8k8 .tf32 per product
  *   TC_OP_TF32X3 float, x = big + small (both TF32; each stage split once per block into a
  *                big and a small plane in shared memory, tc_split_stage), small*big +
@@ -45,16 +46,40 @@
 #define TC_OP_TF32 1
 #define TC_OP_TF32X3 2
 
+/* FP64 fragment pipelines (tc_cfg::PIPE):
+ *   TC_PIPE_STEP2   the fragments of k step s + 1 (all MI x NI tiles) are loaded before the
+ *                   mma of step s (two register sets); barrier at the top of each stage
+ *   TC_PIPE_STEP1   one register set: a step's fragments are loaded, then its mma (ptxas
+ *                   schedules what it can); barrier at the top of each stage
+ *   TC_PIPE_STREAM  A fragments of a step held, B fragments streamed one n tile ahead, the
+ *                   next step's A (and the next stage's first step, after the barrier, which
+ *                   sits before the stage's last mma column) loaded during the last column:
+ *                   tc_mainloop_f64_stream */
+#define TC_PIPE_STEP2 0
+#define TC_PIPE_STEP1 1
+#define TC_PIPE_STREAM 2
+
 /* ---------------------------------------------------------------------------------------
  * Tile configuration.
  * BM x BN block tile, BK deep; warps WARPS_M x WARPS_N, each WM x WN (MI x NI mma tiles of
  * 16 x 8); STAGES shared-memory buffers in flight; MINB_ blocks per SM asked of ptxas.
  * ------------------------------------------------------------------------------------- */
-template <typename T_, int BM_, int BN_, int BK_, int WM_, int WN_, int STAGES_, int MINB_>
+template <typename T_, int BM_, int BN_, int BK_, int WM_, int WN_, int STAGES_, int MINB_,
+          int DK_ = 4, int PIPE_ = TC_PIPE_STEP2, bool LEAN_ = false>
 struct tc_cfg {
     typedef T_ T;
     static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, STAGES = STAGES_;
     static constexpr int MIN_BLOCKS = MINB_; /* __launch_bounds__ blocks per SM */
+    /* FP64 only (TC_OP_DMMA; the TF32 ops require the defaults): DK = k depth of one
+     * mma.sync .f64 (4, 8 or 16: m16n8k4 / m16n8k8 / m16n8k16) and PIPE = how its fragments
+     * are fed (TC_PIPE_*, see tc_warp_mma and tc_mainloop_f64_stream). */
+    static constexpr int DK = DK_, PIPE = PIPE_;
+    /* Any op: LEAN = the copies of an interior tile from one base address and one row stride
+     * per thread (tc_load_tile), fewer registers live across the k loop. */
+    static constexpr bool LEAN = LEAN_;
+    static_assert(DK == 4 || DK == 8 || DK == 16, "FP64 mma depth: 4, 8 or 16");
+    static_assert(PIPE >= TC_PIPE_STEP2 && PIPE <= TC_PIPE_STREAM, "fragment pipeline");
+    static_assert(BK % DK == 0, "BK must be a multiple of the mma depth");
     static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN;
     static constexpr int NWARPS = WARPS_M * WARPS_N, NTHREADS = 32 * NWARPS;
     static constexpr int MI = WM / 16, NI = WN / 8, KSTEP = 8;
@@ -242,11 +267,43 @@ __device__ __forceinline__ void tc_mma_f64_k4(double c[4], const double a[2], do
 #endif
 }
 
+/* c += a * b on a 16x8x(4 KQ) tile in FP64, KQ = 1, 2, 4: on sm_90 one mma.sync m16n8k4 /
+ * m16n8k8 / m16n8k16 .f64 (PTX ISA 7.8+; CuTe SM90_16x8x{4,8,16}_F64F64F64F64_TN), elsewhere
+ * KQ m16n8k4 steps. Fragments, g = lane / 4, t = lane % 4:
+ *   a[v] = A[g + 8 (v & 1)][t + 4 (v >> 1)], v < 2 KQ;   b[v] = B[t + 4 v][g], v < KQ;
+ *   c as m16n8k8.
+ * So the k16 fragment is the four k4 fragments at k offsets 0, 4, 8, 12 side by side
+ * (a4_j[h] = a[2 j + h], b4_j = b[j]): the fallback below. */
+template <int KQ>
+__device__ __forceinline__ void tc_mma_f64(double c[4], const double (&a)[2 * KQ],
+                                           const double (&b)[KQ]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if constexpr (KQ == 1) {
+        tc_mma_f64_k4(c, a, b[0]);
+    } else if constexpr (KQ == 2) {
+        asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, "
+            "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+            : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
+            : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
+    } else {
+        static_assert(KQ == 4, "FP64 mma depth");
+        asm("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, "
+            "{%4,%5,%6,%7,%8,%9,%10,%11}, {%12,%13,%14,%15}, {%0,%1,%2,%3};\n"
+            : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
+            : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]),
+              "d"(a[7]), "d"(b[0]), "d"(b[1]), "d"(b[2]), "d"(b[3]));
+    }
+#else
+#pragma unroll
+    for (int j = 0; j < KQ; ++j) tc_mma_f64_k4(c, a + 2 * j, b[j]);
+#endif
+}
+
 /* ---------------------------------------------------------------------------------------
  * Global -> shared: one tile of OUTER rows x INNER contiguous elements, element (o, i) at
  * g[(o0 + o) * ld + (i0 + i)], valid while o0 + o < olim and i0 + i < ilim (zeros beyond).
  * ------------------------------------------------------------------------------------- */
-template <typename T, int OUTER, int INNER, int LDS, int NTHREADS>
+template <typename T, int OUTER, int INNER, int LDS, int NTHREADS, bool LEAN = false>
 TC_HD void tc_load_tile(T *s, const T *g, int64_t ld, int64_t o0, int64_t i0, int64_t olim,
                         int64_t ilim, bool vec16, int tid) {
     constexpr int VEC = 16 / (int)sizeof(T);
@@ -256,11 +313,25 @@ TC_HD void tc_load_tile(T *s, const T *g, int64_t ld, int64_t o0, int64_t i0, in
     if (vec16 && o0 + OUTER <= olim && i0 + INNER <= ilim) {
         /* Interior tile (all of it inside the matrix): no per-chunk bounds checks. */
         const T *gb = g + o0 * ld + i0;
+        if constexpr (LEAN && NTHREADS % CPR == 0) {
+            /* Each thread's chunks lie in one column of chunks, ROWS rows apart: one base
+             * address and one stride (so no per-chunk 64-bit offsets stay live across the
+             * k loop). */
+            constexpr int ROWS = NTHREADS / CPR;
+            const int o = tid / CPR, i = (tid % CPR) * VEC;
+            const T *src = gb + (int64_t)o * ld + i;
+            T *dst = s + o * LDS + i;
+            const int64_t step = (int64_t)ROWS * ld;
 TC_UNROLL
-        for (int it = 0; it < TOTAL / NTHREADS; ++it) {
-            const int c = tid + it * NTHREADS;
-            const int o = c / CPR, i = (c % CPR) * VEC;
-            tc_cp_async16(s + o * LDS + i, gb + (int64_t)o * ld + i);
+            for (int it = 0; it < TOTAL / NTHREADS; ++it)
+                tc_cp_async16(dst + it * ROWS * LDS, src + it * step);
+        } else {
+TC_UNROLL
+            for (int it = 0; it < TOTAL / NTHREADS; ++it) {
+                const int c = tid + it * NTHREADS;
+                const int o = c / CPR, i = (c % CPR) * VEC;
+                tc_cp_async16(s + o * LDS + i, gb + (int64_t)o * ld + i);
+            }
         }
     } else if (vec16) {
 TC_UNROLL
@@ -310,16 +381,16 @@ __host__ __device__ __forceinline__ void tc_load_stage(typename Cfg::T *sA, type
     typedef typename Cfg::T T;
     const int64_t k0 = kt * Cfg::BK;
     if (AKC) /* op(A)[i][p] = A[p + i*lda]: outer m, inner k */
-        tc_load_tile<T, Cfg::BM, Cfg::BK, Cfg::LD_K, Cfg::NTHREADS>(
+        tc_load_tile<T, Cfg::BM, Cfg::BK, Cfg::LD_K, Cfg::NTHREADS, Cfg::LEAN>(
             sA, (const T *)p.A, p.lda, m0, k0, p.m, p.k, a_vec, tid);
     else /* op(A)[i][p] = A[i + p*lda]: outer k, inner m */
-        tc_load_tile<T, Cfg::BK, Cfg::BM, Cfg::LD_AM, Cfg::NTHREADS>(
+        tc_load_tile<T, Cfg::BK, Cfg::BM, Cfg::LD_AM, Cfg::NTHREADS, Cfg::LEAN>(
             sA, (const T *)p.A, p.lda, k0, m0, p.k, p.m, a_vec, tid);
     if (BKC) /* op(B)[p][j] = B[p + j*ldb]: outer n, inner k */
-        tc_load_tile<T, Cfg::BN, Cfg::BK, Cfg::LD_K, Cfg::NTHREADS>(
+        tc_load_tile<T, Cfg::BN, Cfg::BK, Cfg::LD_K, Cfg::NTHREADS, Cfg::LEAN>(
             sB, (const T *)p.B, p.ldb, n0, k0, p.n, p.k, b_vec, tid);
     else /* op(B)[p][j] = B[j + p*ldb]: outer k, inner n */
-        tc_load_tile<T, Cfg::BK, Cfg::BN, Cfg::LD_BN, Cfg::NTHREADS>(
+        tc_load_tile<T, Cfg::BK, Cfg::BN, Cfg::LD_BN, Cfg::NTHREADS, Cfg::LEAN>(
             sB, (const T *)p.B, p.ldb, k0, n0, p.k, p.n, b_vec, tid);
 }
 
@@ -358,24 +429,48 @@ TC_UNROLL
                                                 wn0 + ni * 8 + tc_frag_b_col(lane))];
 }
 
-/* FP64 16x8x4 fragments (tc_mma_f64_k4) of all the warp's tiles at k offset kk: a[mi][h] =
- * A[wm0 + 16 mi + g + 8h][kk + t], b[ni] = B[kk + t][wn0 + 8 ni + g]. Conflict-free LDS.64:
- * a half-warp reads g = 0..3 (or 4..7) x t = 0..3 at t*LD + g or g*LD + t, LD % 16 == 4. */
-template <class Cfg, bool AKC>
-__host__ __device__ __forceinline__ void tc_gather_a_k4(double (&a)[Cfg::MI][2], const double *sA,
-                                                        int wm0, int kk, int lane) {
+/* FP64 16x8x(4 KQ) fragments (tc_mma_f64) at k offset kk: a[mi][v] = A[wm0 + 16 mi + g +
+ * 8 (v & 1)][kk + t + 4 (v >> 1)], b[v] = B[kk + t + 4 v][wn0 + 8 ni + g]. Conflict-free
+ * LDS.64: a half-warp reads g = 0..3 (or 4..7) x t = 0..3 at t*LD + g or g*LD + t (plus a
+ * multiple of 4 LD or of 4), LD % 16 == 4. */
+template <class Cfg, bool AKC, int KQ>
+__host__ __device__ __forceinline__ void tc_gather_a_f64(double (&a)[Cfg::MI][2 * KQ],
+                                                         const double *sA, int wm0, int kk,
+                                                         int lane) {
+    if constexpr (KQ == 1) { /* the m16n8k4 expressions as before the DK option */
 TC_UNROLL
-    for (int mi = 0; mi < Cfg::MI; ++mi)
+        for (int mi = 0; mi < Cfg::MI; ++mi)
 TC_UNROLL
-        for (int h = 0; h < 2; ++h)
-            a[mi][h] = sA[tc_sa_index<Cfg, AKC>(wm0 + mi * 16 + (lane >> 2) + 8 * h, kk + (lane & 3))];
+            for (int h = 0; h < 2; ++h)
+                a[mi][h] = sA[tc_sa_index<Cfg, AKC>(wm0 + mi * 16 + (lane >> 2) + 8 * h,
+                                                    kk + (lane & 3))];
+    } else {
+TC_UNROLL
+        for (int mi = 0; mi < Cfg::MI; ++mi)
+TC_UNROLL
+            for (int v = 0; v < 2 * KQ; ++v)
+                a[mi][v] = sA[tc_sa_index<Cfg, AKC>(wm0 + mi * 16 + (lane >> 2) + 8 * (v & 1),
+                                                    kk + (lane & 3) + 4 * (v >> 1))];
+    }
 }
-template <class Cfg, bool BKC>
-__host__ __device__ __forceinline__ void tc_gather_b_k4(double (&b)[Cfg::NI], const double *sB,
-                                                        int wn0, int kk, int lane) {
+/* B fragment of the warp's column tile ni. */
+template <class Cfg, bool BKC, int KQ>
+__host__ __device__ __forceinline__ void tc_gather_b1_f64(double (&b)[KQ], const double *sB,
+                                                          int wn0, int ni, int kk, int lane) {
+    if constexpr (KQ == 1) {
+        b[0] = sB[tc_sb_index<Cfg, BKC>(kk + (lane & 3), wn0 + ni * 8 + (lane >> 2))];
+    } else {
 TC_UNROLL
-    for (int ni = 0; ni < Cfg::NI; ++ni)
-        b[ni] = sB[tc_sb_index<Cfg, BKC>(kk + (lane & 3), wn0 + ni * 8 + (lane >> 2))];
+        for (int v = 0; v < KQ; ++v)
+            b[v] = sB[tc_sb_index<Cfg, BKC>(kk + (lane & 3) + 4 * v, wn0 + ni * 8 + (lane >> 2))];
+    }
+}
+template <class Cfg, bool BKC, int KQ>
+__host__ __device__ __forceinline__ void tc_gather_b_f64(double (&b)[Cfg::NI][KQ],
+                                                         const double *sB, int wn0, int kk,
+                                                         int lane) {
+TC_UNROLL
+    for (int ni = 0; ni < Cfg::NI; ++ni) tc_gather_b1_f64<Cfg, BKC, KQ>(b[ni], sB, wn0, ni, kk, lane);
 }
 
 /* Bit casts usable on host (the CPU emulation) and device. */
@@ -460,7 +555,7 @@ TC_HD void tc_split_stage(float *sX, const float *sA, const float *sB, int tid) 
                                                                   sB, tid);
 }
 
-/* Warp tile product on k steps [S0, S1) of one stage (steps of 8 for TF32, of 4 for FP64), so
+/* Warp tile product on k steps [S0, S1) of one stage (steps of 8 for TF32, of Cfg::DK for FP64), so
  * that the kernel can issue the next stage's copies after the first step's mma (the copies'
  * address arithmetic then overlaps tensor-core work instead of preceding it). */
 template <class Cfg, int OP, bool AKC, bool BKC, int S0, int S1>
@@ -469,27 +564,45 @@ __device__ __forceinline__ void tc_warp_mma(typename Cfg::T (&acc)[Cfg::MI][Cfg:
                                             int wm0, int wn0, int lane) {
     typedef typename Cfg::T T;
     if constexpr (OP == TC_OP_DMMA) {
-        /* FP64: 16x8x4 steps, fully unrolled, fragments double-buffered in registers: the
-         * LDS of step s + 1 are issued before the MI x NI independent mma of step s, so the
-         * tensor pipe never waits on a shared-memory load inside a stage. (m16n8k8 with
-         * fragments of two steps held at once needs ~96 fragment registers on top of the 128
-         * accumulator registers of a 32x64 warp tile; m16n8k4 needs 48.) */
-        double a[2][Cfg::MI][2], b[2][Cfg::NI];
-        tc_gather_a_k4<Cfg, AKC>(a[S0 & 1], (const double *)sA, wm0, 4 * S0, lane);
-        tc_gather_b_k4<Cfg, BKC>(b[S0 & 1], (const double *)sB, wn0, 4 * S0, lane);
+        /* FP64: 16x8xDK steps (DK = 4 KQ), fully unrolled. TC_PIPE_STEP2 (the default, with
+         * DK = 4): fragments double-buffered in registers, the LDS of step s + 1 issued before
+         * the MI x NI independent mma of step s, so the tensor pipe never waits on a
+         * shared-memory load inside a stage. (Two register sets of m16n8k8 fragments need ~96
+         * registers on top of the 128 accumulator registers of a 32x64 warp tile, of m16n8k16
+         * ~192: they spill; m16n8k4 needs 48.) TC_PIPE_STEP1: one set, load then mma. */
+        constexpr int KQ = Cfg::DK / 4;
+        if constexpr (Cfg::PIPE == TC_PIPE_STEP1) {
 #pragma unroll
-        for (int s = S0; s < S1; ++s) {
-            if (s + 1 < S1) {
-                tc_gather_a_k4<Cfg, AKC>(a[(s + 1) & 1], (const double *)sA, wm0, 4 * (s + 1),
-                                         lane);
-                tc_gather_b_k4<Cfg, BKC>(b[(s + 1) & 1], (const double *)sB, wn0, 4 * (s + 1),
-                                         lane);
+            for (int s = S0; s < S1; ++s) {
+                double a[Cfg::MI][2 * KQ], b[Cfg::NI][KQ];
+                tc_gather_a_f64<Cfg, AKC, KQ>(a, (const double *)sA, wm0, Cfg::DK * s, lane);
+                tc_gather_b_f64<Cfg, BKC, KQ>(b, (const double *)sB, wn0, Cfg::DK * s, lane);
+#pragma unroll
+                for (int mi = 0; mi < Cfg::MI; ++mi)
+#pragma unroll
+                    for (int ni = 0; ni < Cfg::NI; ++ni)
+                        tc_mma_f64<KQ>((double *)acc[mi][ni], a[mi], b[ni]);
             }
+        } else {
+            double a[2][Cfg::MI][2 * KQ], b[2][Cfg::NI][KQ];
+            tc_gather_a_f64<Cfg, AKC, KQ>(a[S0 & 1], (const double *)sA, wm0, Cfg::DK * S0,
+                                          lane);
+            tc_gather_b_f64<Cfg, BKC, KQ>(b[S0 & 1], (const double *)sB, wn0, Cfg::DK * S0,
+                                          lane);
 #pragma unroll
-            for (int mi = 0; mi < Cfg::MI; ++mi)
+            for (int s = S0; s < S1; ++s) {
+                if (s + 1 < S1) {
+                    tc_gather_a_f64<Cfg, AKC, KQ>(a[(s + 1) & 1], (const double *)sA, wm0,
+                                                  Cfg::DK * (s + 1), lane);
+                    tc_gather_b_f64<Cfg, BKC, KQ>(b[(s + 1) & 1], (const double *)sB, wn0,
+                                                  Cfg::DK * (s + 1), lane);
+                }
 #pragma unroll
-                for (int ni = 0; ni < Cfg::NI; ++ni)
-                    tc_mma_f64_k4((double *)acc[mi][ni], a[s & 1][mi], b[s & 1][ni]);
+                for (int mi = 0; mi < Cfg::MI; ++mi)
+#pragma unroll
+                    for (int ni = 0; ni < Cfg::NI; ++ni)
+                        tc_mma_f64<KQ>((double *)acc[mi][ni], a[s & 1][mi], b[s & 1][ni]);
+            }
         }
     } else {
         /* TF32. Unrolled by 2, not fully: full unrolling lets ptxas hoist the fragment loads
@@ -589,6 +702,88 @@ __device__ __forceinline__ void tc_warp_mma_x3(float (&acc)[Cfg::MI][Cfg::NI][4]
     }
 }
 
+/* FP64 main loop of one block tile with TC_PIPE_STREAM (after the prologue has committed
+ * STAGES - 1 groups). Per k step of DK: the A fragments of the warp's MI row tiles are held;
+ * the mma go column by column (MI mma per n tile), each column's B fragment loaded one column
+ * ahead; during the last column the next step's A and first B fragments are loaded. At the
+ * last column of a stage the loads come from the next stage, so the wait and the barrier sit
+ * there: every fragment of the current stage is then already in registers (all warps are done
+ * reading it: its buffer may be refilled after the barrier), and the mma of that last column
+ * need no shared-memory load, so they can issue right after the barrier while the next
+ * stage's first fragments load (CUTLASS's multistage main loop does the same). The barrier at
+ * the top of each stage (and the LDS latency after it) goes. Fragment registers: 2 x A (2 x
+ * MI x 2 DK / 4 doubles) + 2 x one B column (2 x DK / 4): 80 for m16n8k16 and MI = 2.
+ * Copies of k-tile kt + STAGES - 1 go to the buffer of k-tile kt - 1 (free since the
+ * barrier in the last column of k-tile kt - 1), issued after the first column's mma (or at
+ * the top of the stage when it has a single k step). */
+template <class Cfg, bool AKC, bool BKC>
+__device__ __forceinline__ void tc_mainloop_f64_stream(double (&acc)[Cfg::MI][Cfg::NI][4],
+                                                       double *sA, double *sB,
+                                                       const mb_gemm_args &p, int64_t m0,
+                                                       int64_t n0, int64_t KT, bool a_vec,
+                                                       bool b_vec, int tid, int wm0, int wn0,
+                                                       int lane) {
+    constexpr int KQ = Cfg::DK / 4, NS = Cfg::BK / Cfg::DK, S = Cfg::STAGES;
+    constexpr int AE = Cfg::a_elems(AKC), BE = Cfg::b_elems(BKC);
+    constexpr int MI = Cfg::MI, NI = Cfg::NI;
+    double a_cur[MI][2 * KQ], a_nxt[MI][2 * KQ], b_cur[KQ], b_nxt[KQ];
+    /* Groups committed: STAGES - 1; k-tile 0 is group 0. */
+    tc_cp_async_wait<S - 2>();
+    __syncthreads();
+    tc_gather_a_f64<Cfg, AKC, KQ>(a_cur, sA, wm0, 0, lane);
+    tc_gather_b1_f64<Cfg, BKC, KQ>(b_cur, sB, wn0, 0, 0, lane);
+    int cs = 0, ls = S - 1; /* buffers of k-tiles kt and kt + S - 1 (= kt - 1 mod S) */
+    for (int64_t kt = 0; kt < KT; ++kt) {
+        const double *cA = sA + cs * AE, *cB = sB + cs * BE;
+        const int ns = cs + 1 == S ? 0 : cs + 1;
+        const int64_t nk = kt + S - 1;
+        /* Column ni of k step s: prefetch, then the MI mma of the column. */
+        auto column = [&](int s, int ni) {
+            if (ni + 1 < NI) {
+                tc_gather_b1_f64<Cfg, BKC, KQ>(b_nxt, cB, wn0, ni + 1, Cfg::DK * s, lane);
+            } else if (s + 1 < NS) {
+                tc_gather_a_f64<Cfg, AKC, KQ>(a_nxt, cA, wm0, Cfg::DK * (s + 1), lane);
+                tc_gather_b1_f64<Cfg, BKC, KQ>(b_nxt, cB, wn0, 0, Cfg::DK * (s + 1), lane);
+            } else if (kt + 1 < KT) {
+                /* Groups committed: S - 1 + kt + 1; k-tile kt + 1 is group kt + 1. */
+                tc_cp_async_wait<S - 2>();
+                __syncthreads();
+                tc_gather_a_f64<Cfg, AKC, KQ>(a_nxt, sA + ns * AE, wm0, 0, lane);
+                tc_gather_b1_f64<Cfg, BKC, KQ>(b_nxt, sB + ns * BE, wn0, 0, 0, lane);
+            }
+#pragma unroll
+            for (int mi = 0; mi < MI; ++mi) tc_mma_f64<KQ>(acc[mi][ni], a_cur[mi], b_cur);
+#pragma unroll
+            for (int v = 0; v < KQ; ++v) b_cur[v] = b_nxt[v];
+            if (ni + 1 == NI) {
+#pragma unroll
+                for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+                    for (int v = 0; v < 2 * KQ; ++v) a_cur[mi][v] = a_nxt[mi][v];
+            }
+        };
+        /* The copies stay out of the unrolled column loop (its body would grow past what
+         * the compiler unrolls fully, and the fragment arrays would go to local memory). */
+        if constexpr (NS == 1) {
+            if (nk < KT)
+                tc_load_stage<Cfg, AKC, BKC>(sA + ls * AE, sB + ls * BE, p, m0, n0, nk, a_vec,
+                                             b_vec, tid);
+            tc_cp_async_commit();
+        }
+        column(0, 0);
+        if constexpr (NS > 1) {
+            if (nk < KT)
+                tc_load_stage<Cfg, AKC, BKC>(sA + ls * AE, sB + ls * BE, p, m0, n0, nk, a_vec,
+                                             b_vec, tid);
+            tc_cp_async_commit();
+        }
+#pragma unroll
+        for (int c = 1; c < NS * NI; ++c) column(c / NI, c % NI);
+        cs = ns;
+        ls = ls + 1 == S ? 0 : ls + 1;
+    }
+}
+
 /* ---------------------------------------------------------------------------------------
  * The kernel. One block per BM x BN tile of C (tiles beyond the grid are looped over).
  * ------------------------------------------------------------------------------------- */
@@ -596,6 +791,8 @@ template <class Cfg, int OP, bool AKC, bool BKC>
 __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
     tc_gemm_kernel(mb_gemm_args p, bool a_vec, bool b_vec) {
     typedef typename Cfg::T T;
+    static_assert(OP == TC_OP_DMMA || (Cfg::DK == 4 && Cfg::PIPE == TC_PIPE_STEP2),
+                  "DK and PIPE are FP64 options");
     const int64_t ntm = (p.m + Cfg::BM - 1) / Cfg::BM, ntn = (p.n + Cfg::BN - 1) / Cfg::BN;
     const int64_t ntiles = ntm * ntn;
     const T alpha = (T)p.alpha, beta = (T)p.beta;
@@ -634,6 +831,10 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
             tc_cp_async_commit();
         }
         int cs = 0, ls = Cfg::STAGES - 1; /* stages of k-tiles kt and kt + STAGES - 1 */
+        if constexpr (OP == TC_OP_DMMA && Cfg::PIPE == TC_PIPE_STREAM)
+            tc_mainloop_f64_stream<Cfg, AKC, BKC>(acc, sA, sB, p, m0, n0, KT, a_vec, b_vec, tid,
+                                                  wm0, wn0, lane);
+        else
         for (int64_t kt = 0; kt < KT; ++kt) {
             /* Groups committed so far: STAGES-1 + kt; at most STAGES-2 pending means k-tile
              * kt has landed (for this thread; the barrier makes it so for all, and also
@@ -641,8 +842,8 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
             tc_cp_async_wait<Cfg::STAGES - 2>();
             __syncthreads();
             const int64_t nk = kt + Cfg::STAGES - 1;
-            /* k steps of one stage: 8 deep (TF32), 4 deep (FP64, m16n8k4) */
-            constexpr int NS = OP == TC_OP_DMMA ? Cfg::BK / 4 : Cfg::BK / Cfg::KSTEP;
+            /* k steps of one stage: 8 deep (TF32), DK deep (FP64) */
+            constexpr int NS = OP == TC_OP_DMMA ? Cfg::BK / Cfg::DK : Cfg::BK / Cfg::KSTEP;
             if constexpr (OP == TC_OP_TF32X3) {
                 /* The split copy is free: every warp finished the previous k-tile's mma
                  * before the barrier above. The barrier below publishes it. */

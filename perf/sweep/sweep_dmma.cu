@@ -1,29 +1,55 @@
 /* FP64 tensor-core dgemm (TC_OP_DMMA) configurations. tc_cfg<double, BM, BN, BK, WM, WN,
- * STAGES, MINB>. Limits from tc_common.cuh: BK % 16 == 0 (pad rule LD_K % 16 == 4, so BK = 8 is
- * impossible), BM, BN % 16 == 0; warp tile WM x WN holds WM/16 * WN/8 * 4 doubles of
- * accumulator: 32x64 / 64x32 = 128 registers, 64x64 = 256 (impossible), so a block of 8 warps
- * (the most that fits at ~255 registers) is at most 128x128; 128x256 / 256x128 cannot be built. */
+ * STAGES, MINB[, DK, PIPE, LEAN]>. Limits from tc_common.cuh: BK % 16 == 0 (pad rule
+ * LD_K % 16 == 4, so BK = 8 is impossible), BK % DK == 0, BM, BN % 16 == 0; warp tile WM x WN
+ * holds WM/16 * WN/8 * 4 doubles of accumulator: 32x64 / 64x32 = 128 registers, 64x64 = 256
+ * (impossible), so a block of 8 warps (the most that fits at ~255 registers) is at most
+ * 128x128; 128x256 / 256x128 cannot be built.
+ * Session 4 options (name suffix kDKpPIPElLEAN; D rows are k4p0l0):
+ *   DK    mma.sync .f64 depth: 4 = m16n8k4 (current), 8 = m16n8k8, 16 = m16n8k16 (a quarter of
+ *         the mma instructions and accumulator register traffic of k4 per k)
+ *   PIPE  0 = two fragment register sets, step s + 1 loaded during step s (current);
+ *         1 = one set (load, then mma); 2 = stream: A of a step held, B one n tile ahead,
+ *         barrier moved before the stage's last mma column (no LDS stall after it)
+ *   LEAN  1 = interior-tile copies from one base + one stride per thread (fewer live
+ *         registers: the k16 stream kernels are at 255 registers)
+ * Which row tests what: see the notes ("vs CURRENT" = the CURRENT row of the same block). */
 #include "sweep_tc.cuh"
 #define D(...) SW_TC(double, TC_OP_DMMA, __VA_ARGS__)
+#define X(...) SW_TC_X(double, TC_OP_DMMA, __VA_ARGS__)
 const sw_cfg SW_PART_NAME(sw_dmma)[] = {
 #if SW_PART == 0
-    D(128, 128, 16, 32, 64, 4, 1, "big until session 3 (>= 264 tiles of 128x128)"),
-    D(128, 64, 32, 32, 32, 3, 1, "CURRENT small (< 264 tiles)"),
-    D(128, 128, 16, 32, 64, 3, 1, "big, 3 stages"),
-    D(128, 128, 16, 32, 64, 5, 1, "big, 5 stages"),
-    D(128, 128, 16, 32, 64, 6, 1, "big, 6 stages (219 KB)"),
+    /* The big tile (>= 264 tiles of 128x128), 8 warps of 32x64. */
     D(128, 128, 32, 32, 64, 3, 1, "CURRENT big since session 3: BK 32 x 3 stages"),
-    D(128, 128, 16, 64, 32, 4, 1, "big, warp 64x32"),
-    D(128, 128, 32, 64, 32, 3, 1, "big, warp 64x32, BK 32 x 3 stages"),
+    X(128, 128, 32, 32, 64, 3, 1, 4, 0, 1, "CURRENT + lean copies (loader only)"),
+    X(128, 128, 32, 32, 64, 3, 1, 4, 2, 0, "k4 stream (pipeline only)"),
+    X(128, 128, 32, 32, 64, 3, 1, 4, 2, 1, "k4 stream, lean"),
+    X(128, 128, 32, 32, 64, 3, 1, 8, 0, 0, "m16n8k8, two sets (spills a little)"),
+    X(128, 128, 32, 32, 64, 3, 1, 8, 1, 0, "m16n8k8, one set"),
+    X(128, 128, 32, 32, 64, 3, 1, 8, 2, 0, "m16n8k8 stream"),
+    X(128, 128, 32, 32, 64, 3, 1, 8, 2, 1, "m16n8k8 stream, lean"),
+    X(128, 128, 32, 32, 64, 3, 1, 16, 1, 0, "m16n8k16, one set (instruction only)"),
+    X(128, 128, 32, 32, 64, 3, 1, 16, 1, 1, "m16n8k16, one set, lean"),
+    X(128, 128, 32, 32, 64, 3, 1, 16, 2, 0, "m16n8k16 stream"),
+    X(128, 128, 32, 32, 64, 3, 1, 16, 2, 1, "m16n8k16 stream, lean"),
+    X(128, 128, 16, 32, 64, 4, 1, 16, 2, 1, "m16n8k16 stream, lean, BK 16 x 4 stages"),
+    X(128, 128, 16, 32, 64, 6, 1, 16, 2, 1, "m16n8k16 stream, lean, BK 16 x 6 stages"),
+    X(128, 128, 16, 32, 64, 4, 1, 16, 1, 1, "m16n8k16, one set, lean, BK 16 x 4 stages"),
+    X(128, 128, 32, 64, 32, 3, 1, 16, 1, 1, "warp 64x32, m16n8k16, one set, lean"),
 #else
-    D(128, 128, 16, 32, 32, 4, 1, "big, 16 warps of 32x32 (regs capped at 128)"),
-    D(128, 64, 16, 32, 64, 4, 2, "128x64, 4 warps of 32x64, 2 blocks/SM"),
-    D(128, 64, 16, 64, 32, 4, 2, "128x64, 4 warps of 64x32, 2 blocks/SM"),
-    D(64, 128, 16, 32, 64, 3, 2, "64x128, 4 warps of 32x64, 2 blocks/SM"),
-    D(128, 64, 16, 32, 32, 4, 2, "small, BK 16 x 4 stages, 2 blocks/SM (regs <= 128)"),
-    D(128, 64, 32, 32, 32, 4, 1, "small, 4 stages"),
-    D(128, 64, 16, 32, 32, 5, 1, "small, BK 16 x 5 stages"),
-    D(64, 64, 16, 32, 32, 3, 3, "64x64, 4 warps of 32x32, 3 blocks/SM"),
+    /* The small tile (< 264 tiles) and other shapes. */
+    D(128, 64, 32, 32, 32, 3, 1, "CURRENT small (< 264 tiles)"),
+    X(128, 64, 32, 32, 32, 3, 1, 16, 0, 0, "small, m16n8k16, two sets"),
+    X(128, 64, 32, 32, 32, 3, 1, 16, 1, 0, "small, m16n8k16, one set"),
+    X(128, 64, 32, 32, 32, 3, 1, 16, 2, 0, "small, m16n8k16 stream"),
+    X(128, 64, 32, 32, 32, 3, 1, 16, 2, 1, "small, m16n8k16 stream, lean"),
+    X(128, 64, 32, 32, 32, 3, 1, 8, 0, 0, "small, m16n8k8, two sets"),
+    X(128, 64, 32, 32, 32, 4, 1, 16, 2, 1, "small, m16n8k16 stream, lean, 4 stages"),
+    D(64, 64, 16, 32, 32, 3, 3, "64x64, 4 warps of 32x32, 3 blocks/SM (session 3 best at 1024)"),
+    X(64, 64, 16, 32, 32, 3, 2, 16, 1, 1, "64x64 2 blocks/SM, m16n8k16, one set, lean"),
+    X(64, 64, 16, 32, 32, 3, 2, 16, 2, 1, "64x64 2 blocks/SM, m16n8k16 stream, lean"),
+    X(64, 64, 32, 32, 32, 3, 2, 16, 2, 1, "64x64 BK 32, 2 blocks/SM, m16n8k16 stream, lean"),
+    X(128, 128, 16, 32, 64, 4, 1, 4, 2, 1, "big until session 3 (BK 16 x 4), k4 stream, lean"),
+    X(128, 128, 32, 32, 64, 3, 1, 4, 1, 0, "big, k4, one set (control for PIPE 1)"),
 #endif
 };
 const int SW_PART_NAME(sw_dmma_n) = (int)(sizeof SW_PART_NAME(sw_dmma) / sizeof SW_PART_NAME(sw_dmma)[0]);

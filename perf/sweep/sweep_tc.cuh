@@ -22,3 +22,13 @@ template <class Cfg, int OP> static cudaError_t sw_tc_info(cudaFuncAttributes *a
      &sw_tc_info<tc_cfg<T, BM, BN, BK, WM, WN, ST, MB>, OP>,                                   \
      tc_cfg<T, BM, BN, BK, WM, WN, ST, MB>::smem_bytes(false, true, OP == TC_OP_TF32X3),       \
      tc_cfg<T, BM, BN, BK, WM, WN, ST, MB>::NTHREADS}
+/* The same with the FP64 options of tc_cfg (tc_common.cuh): DK = mma depth (4, 8, 16), PP =
+ * fragment pipeline (0 TC_PIPE_STEP2, 1 TC_PIPE_STEP1, 2 TC_PIPE_STREAM), LN = lean copies
+ * (0, 1). Name: ...bMINB/kDKpPPlLN. */
+#define SW_TC_X(T, OP, BM, BN, BK, WM, WN, ST, MB, DK, PP, LN, note)                          \
+    {#BM "x" #BN "x" #BK "/w" #WM "x" #WN "/s" #ST "/b" #MB "/k" #DK "p" #PP "l" #LN, note,     \
+     &sw_tc_launch<tc_cfg<T, BM, BN, BK, WM, WN, ST, MB, DK, PP, LN>, OP>,                     \
+     &sw_tc_info<tc_cfg<T, BM, BN, BK, WM, WN, ST, MB, DK, PP, LN>, OP>,                       \
+     tc_cfg<T, BM, BN, BK, WM, WN, ST, MB, DK, PP, LN>::smem_bytes(false, true,                \
+                                                                    OP == TC_OP_TF32X3),      \
+     tc_cfg<T, BM, BN, BK, WM, WN, ST, MB, DK, PP, LN>::NTHREADS}
