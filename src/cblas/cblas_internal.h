@@ -34,7 +34,7 @@ typedef struct mbc_config {
     int device;        /* MINIBLAS_CBLAS_DEVICE */
     int ptr_check;     /* MINIBLAS_CBLAS_PTR_CHECK: classify pointers (device/managed/pinned) */
     int copy_threads;  /* MINIBLAS_CBLAS_COPY_THREADS: host threads packing staging buffers */
-    int stream_stores; /* MINIBLAS_CBLAS_STREAM_STORES: staging copies with streaming stores */
+    int stream_stores; /* MINIBLAS_CBLAS_STREAM_STORES: streaming stores in staging copies, 1 in, 2 out */
     int64_t panel;     /* MINIBLAS_CBLAS_PANEL: gemm panel width in columns (0: automatic) */
     int64_t kslab;     /* MINIBLAS_CBLAS_KSLAB: depth of gemm's phase-1 k-slabs (-1: automatic, 0: off) */
     size_t chunk_max;  /* MINIBLAS_CBLAS_CHUNK_MB: largest pinned staging chunk, bytes */

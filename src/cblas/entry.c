@@ -92,7 +92,7 @@ static void init_once(void) {
     mbc_cfg.copy_threads =
         (int)env_int("MINIBLAS_CBLAS_COPY_THREADS", ncpu > 8 ? 8 : (ncpu > 0 ? ncpu : 1));
     if (mbc_cfg.copy_threads < 1) mbc_cfg.copy_threads = 1;
-    mbc_cfg.stream_stores = env_int("MINIBLAS_CBLAS_STREAM_STORES", 1) != 0;
+    mbc_cfg.stream_stores = (int)env_int("MINIBLAS_CBLAS_STREAM_STORES", 0) & 3;
     mbc_cfg.panel = env_int("MINIBLAS_CBLAS_PANEL", 0);
     mbc_cfg.kslab = env_int("MINIBLAS_CBLAS_KSLAB", -1);
     if (mbc_cfg.kslab == MBC_NEVER) mbc_cfg.kslab = 0; /* "never"/"off" */

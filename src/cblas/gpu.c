@@ -11,8 +11,8 @@
  * Host pointers are pageable in general, and pageable cudaMemcpy runs at ~7 GB/s against
  * 55 GB/s pinned, so operands are packed by host threads (OpenMP) into pinned chunks and
  * DMA'd from there; a chunk is reused once the event recorded after its copy has completed.
- * Those copies (and the unpacking of C) use streaming stores (stream_copy.h): no
- * read-for-ownership of a destination the CPU will not read again.
+ * Those copies (and the unpacking of C) may use streaming stores (stream_copy.h,
+ * MINIBLAS_CBLAS_STREAM_STORES): no read-for-ownership of a destination the CPU will not read.
  * Operands already in pinned memory (cudaMallocHost/cudaHostRegister) are DMA'd directly.
  * Device and managed operands are used in place; the compute stream first waits for the work
  * the caller queued on the legacy default stream (and so on every blocking stream), since our
@@ -240,56 +240,77 @@ static int copy_threads(size_t bytes) {
 #endif
 }
 
-/* One thread's piece of a staging copy: streaming stores unless MINIBLAS_CBLAS_STREAM_STORES=0. */
-static void scopy(char *dst, const char *src, size_t bytes) {
-    if (mbc_cfg.stream_stores)
-        mbc_stream_copy(dst, src, bytes);
+/* Staging copies. dir: MBC_COPY_IN (caller's operand -> pinned chunk) or MBC_COPY_OUT (pinned
+ * chunk -> caller's C); MINIBLAS_CBLAS_STREAM_STORES selects the directions that use streaming
+ * stores (stream_copy.h). Streaming stores are weakly ordered: each thread that made some
+ * fences once at the end of its share, before the parallel region ends and the DMA is queued
+ * (a fence per column stalled every thread ~256 times per MB: session 4, run 1). */
+enum { MBC_COPY_IN = 1, MBC_COPY_OUT = 2 };
+
+static void scopy(char *dst, const char *src, size_t bytes, int stream) {
+    if (stream)
+        mbc_stream_copy_nofence(dst, src, bytes);
     else
         memcpy(dst, src, bytes);
 }
 
 /* Parallel copy of one contiguous range. */
-static void pmemcpy(char *dst, const char *src, size_t bytes) {
+static void pmemcpy(char *dst, const char *src, size_t bytes, int dir) {
+    const int st = (mbc_cfg.stream_stores & dir) != 0;
     int nt = copy_threads(bytes);
     if (nt <= 1) {
-        scopy(dst, src, bytes);
+        scopy(dst, src, bytes, st);
+        if (st) mbc_stream_fence();
         return;
     }
     size_t per = (bytes / (size_t)nt + 63) & ~(size_t)63;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(nt) schedule(static)
+#pragma omp parallel num_threads(nt)
 #endif
-    for (int t = 0; t < nt; ++t) {
-        size_t b = (size_t)t * per;
-        if (b < bytes) scopy(dst + b, src + b, per < bytes - b ? per : bytes - b);
+    {
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+        for (int t = 0; t < nt; ++t) {
+            size_t b = (size_t)t * per;
+            if (b < bytes) scopy(dst + b, src + b, per < bytes - b ? per : bytes - b, st);
+        }
+        if (st) mbc_stream_fence();
     }
 }
 
 /* rows x cols block, leading dimensions in elements. */
 static void copy2d(char *dst, int64_t ldd, const char *src, int64_t lds, int64_t rows,
-                   int64_t cols, size_t e) {
+                   int64_t cols, size_t e, int dir) {
+    const int st = (mbc_cfg.stream_stores & dir) != 0;
     size_t rb = (size_t)rows * e;
     if (cols == 1 || (ldd == rows && lds == rows)) {
-        pmemcpy(dst, src, rb * (size_t)cols);
+        pmemcpy(dst, src, rb * (size_t)cols, dir);
         return;
     }
     int nt = copy_threads(rb * (size_t)cols);
     if (nt > 1 && cols >= 2 * nt) {
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(nt) schedule(static)
+#pragma omp parallel num_threads(nt)
 #endif
-        for (int64_t c = 0; c < cols; ++c)
-            scopy(dst + (size_t)c * (size_t)ldd * e, src + (size_t)c * (size_t)lds * e, rb);
+        {
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+            for (int64_t c = 0; c < cols; ++c)
+                scopy(dst + (size_t)c * (size_t)ldd * e, src + (size_t)c * (size_t)lds * e, rb, st);
+            if (st) mbc_stream_fence();
+        }
         return;
     }
     for (int64_t c = 0; c < cols; ++c)
-        pmemcpy(dst + (size_t)c * (size_t)ldd * e, src + (size_t)c * (size_t)lds * e, rb);
+        pmemcpy(dst + (size_t)c * (size_t)ldd * e, src + (size_t)c * (size_t)lds * e, rb, dir);
 }
 
 /* dst[i] = x0[i * inc] for i < n (inc any sign, or 0). */
 static void gather(char *dst, const char *x0, int64_t inc, int64_t n, size_t e) {
     if (inc == 1) {
-        pmemcpy(dst, x0, (size_t)n * e);
+        pmemcpy(dst, x0, (size_t)n * e, MBC_COPY_IN);
         return;
     }
     int nt = copy_threads((size_t)n * e * 4); /* strided reads cost more */
@@ -403,7 +424,8 @@ static cudaError_t h2d_2d(mbc_state *s, char *dd, int64_t ldd, const char *hs, i
             if (err != cudaSuccess) return err;
             double t2 = now_ms();
             char *chunk = s->in_chunk[slot];
-            copy2d(chunk, nr, hs + ((size_t)r0 + (size_t)c0 * (size_t)lds) * e, lds, nr, nc, e);
+            copy2d(chunk, nr, hs + ((size_t)r0 + (size_t)c0 * (size_t)lds) * e, lds, nr, nc, e,
+                   MBC_COPY_IN);
             s->tr.wait_in += t2 - t;
             s->tr.pack[s->tr_which] += now_ms() - t2;
             err = cudaMemcpy2DAsync(dd + ((size_t)r0 + (size_t)c0 * (size_t)ldd) * e,
@@ -447,7 +469,7 @@ static cudaError_t finish_out(mbc_state *s, int slot) {
     cudaError_t err = cudaEventSynchronize(s->out_ev[slot]);
     if (err != cudaSuccess) return err;
     double t2 = now_ms();
-    copy2d(p->dst, p->ldh, s->out_chunk[slot], p->nr, p->nr, p->nc, s->elem);
+    copy2d(p->dst, p->ldh, s->out_chunk[slot], p->nr, p->nr, p->nc, s->elem, MBC_COPY_OUT);
     s->tr.wait_out += t2 - t;
     s->tr.unpack += now_ms() - t2;
     if (p->r0 + p->nr == s->out_rows) { /* whole columns are done */

@@ -20,7 +20,9 @@
 #include <emmintrin.h>
 #endif
 
-static inline void mbc_stream_copy(void *dst, const void *src, size_t n) {
+/* The copy without the closing fence: a thread doing many pieces fences once, after the last
+ * (mbc_stream_fence), before anything else may read the destination. */
+static inline void mbc_stream_copy_nofence(void *dst, const void *src, size_t n) {
 #if defined(__x86_64__)
     char *d = (char *)dst;
     const char *s = (const char *)src;
@@ -42,10 +44,21 @@ static inline void mbc_stream_copy(void *dst, const void *src, size_t n) {
         _mm_stream_si128((__m128i *)(d + 48), x3);
     }
     memcpy(d, s, n & 63);
-    _mm_sfence(); /* streaming stores are weakly ordered: complete them before the DMA is queued */
 #else
     memcpy(dst, src, n);
 #endif
+}
+
+/* Streaming stores are weakly ordered: make them visible before the data is used (DMA'd). */
+static inline void mbc_stream_fence(void) {
+#if defined(__x86_64__)
+    _mm_sfence();
+#endif
+}
+
+static inline void mbc_stream_copy(void *dst, const void *src, size_t n) {
+    mbc_stream_copy_nofence(dst, src, n);
+    mbc_stream_fence();
 }
 
 #endif
