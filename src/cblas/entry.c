@@ -165,19 +165,15 @@ static inline int quick_cpu(int x, double size, const void *p, const void *q, co
     } while (0)
 
 /* The quick path of gemm: 1 when a call with these arguments may go straight to the CPU BLAS
- * as given: plain transposes and layout, k > 0 and alpha != 0 (else BLAS's special cases, done
- * by gemm_entry), small, ordinary host memory, and the shared argument check passes. */
+ * as given: k > 0 and alpha != 0 (else BLAS's special cases, done by gemm_entry), surely valid
+ * (the shared check's fast form: plain transposes and layout), small, and on ordinary host
+ * memory. */
 static int quick_gemm(int dbl, int layout, int transa, int transb, int64_t m, int64_t n,
                       int64_t k, double alpha, const void *A, int64_t lda, const void *B,
-                      int64_t ldb, double beta, const void *C, int64_t ldc) {
-    if ((layout != CblasRowMajor && layout != CblasColMajor) ||
-        (transa != CblasNoTrans && transa != CblasTrans) ||
-        (transb != CblasNoTrans && transb != CblasTrans) || k <= 0 || alpha == 0 ||
-        !quick_cpu(dbl ? MBC_X_DGEMM : MBC_X_SGEMM, (double)m * (double)n * (double)k, A, B, C))
-        return 0;
-    mb_check_error ce;
-    return mb_check_gemm(layout, transa, transb, m, n, k, 0, A, lda, B, ldb, beta == 0, C, ldc,
-                         dbl ? sizeof(double) : sizeof(float), &ce) == 0;
+                      int64_t ldb, const void *C, int64_t ldc) {
+    return k > 0 && alpha != 0 &&
+           mb_gemm_surely_valid(layout, transa, transb, m, n, k, A, lda, B, ldb, C, ldc) &&
+           quick_cpu(dbl ? MBC_X_DGEMM : MBC_X_SGEMM, (double)m * (double)n * (double)k, A, B, C);
 }
 
 static const char *path_name(int p) {
@@ -329,7 +325,7 @@ void cblas_sgemm(OPENBLAS_CONST enum CBLAS_ORDER Order, OPENBLAS_CONST enum CBLA
                  OPENBLAS_CONST blasint ldb, OPENBLAS_CONST float beta, float *C,
                  OPENBLAS_CONST blasint ldc) {
     if (mbc_cpu.cblas_sgemm &&
-        quick_gemm(0, Order, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)) {
+        quick_gemm(0, Order, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, C, ldc)) {
         t_last_path = MINIBLAS_CBLAS_PATH_CPU;
         mbc_cpu.cblas_sgemm(Order, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
         return;
@@ -344,7 +340,7 @@ void cblas_dgemm(OPENBLAS_CONST enum CBLAS_ORDER Order, OPENBLAS_CONST enum CBLA
                  OPENBLAS_CONST blasint ldb, OPENBLAS_CONST double beta, double *C,
                  OPENBLAS_CONST blasint ldc) {
     if (mbc_cpu.cblas_dgemm &&
-        quick_gemm(1, Order, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)) {
+        quick_gemm(1, Order, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, C, ldc)) {
         t_last_path = MINIBLAS_CBLAS_PATH_CPU;
         mbc_cpu.cblas_dgemm(Order, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
         return;
@@ -573,7 +569,7 @@ void sgemm_(const char *transa, const char *transb, const blasint *m, const blas
             size_t transa_len, size_t transb_len) {
     (void)transa_len, (void)transb_len;
     if (mbc_cpu.sgemm_ && quick_gemm(0, CblasColMajor, ftrans(transa), ftrans(transb), *m, *n, *k,
-                                     *alpha, a, *lda, b, *ldb, *beta, c, *ldc)) {
+                                     *alpha, a, *lda, b, *ldb, c, *ldc)) {
         t_last_path = MINIBLAS_CBLAS_PATH_CPU;
         mbc_cpu.sgemm_(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, transa_len,
                         transb_len);
@@ -589,7 +585,7 @@ void dgemm_(const char *transa, const char *transb, const blasint *m, const blas
             const blasint *ldc, size_t transa_len, size_t transb_len) {
     (void)transa_len, (void)transb_len;
     if (mbc_cpu.dgemm_ && quick_gemm(1, CblasColMajor, ftrans(transa), ftrans(transb), *m, *n, *k,
-                                     *alpha, a, *lda, b, *ldb, *beta, c, *ldc)) {
+                                     *alpha, a, *lda, b, *ldb, c, *ldc)) {
         t_last_path = MINIBLAS_CBLAS_PATH_CPU;
         mbc_cpu.dgemm_(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, transa_len,
                         transb_len);
