@@ -32,11 +32,26 @@
  * configuration reached 90% at 4096: 5 or 6 stages of BK 16, warp tiles 64x32, 16 warps,
  * 128x64 / 64x128 blocks at 2 per SM all gave 71-82%. The big tile is now BK 32 x 3 stages;
  * the small one (1024: 73.5%, best in the sweep 76.9% with 64x64 blocks) is unchanged.
+ * Session 4: three compile-time options of tc_common.cuh, swept (29 configurations, one run,
+ * NN, median of 5; cuBLAS DGEMM in the same run 60.8 / 56.0 / 41.9 / 47.7 TFLOP/s at 4096 /
+ * 8192 / 4097x4095x4099 / 1024; the GPU ran at its 700 W power cap, 1.65-1.97 GHz):
+ *   - DK = 16: mma.sync m16n8k16 f64 (sm_90; 4 times the work of m16n8k4 per instruction, a
+ *     quarter of the fragment-load instructions);
+ *   - LEAN: interior-tile copies from one base address and one row stride per thread (frees
+ *     registers across the k loop);
+ *   - PIPE: one fragment register set (STEP1), or the "stream" loop (B fragments one n tile
+ *     ahead, the stage barrier moved before the stage's last mma column).
+ *   big 128x128x32, warps 64x32, k16, one register set, lean: 51.7 TFLOP/s at 4096 (85.0%; the
+ *     old big tile in the same run 80.6%), 48.6 at 8192 (86.6%; old 70.6-80.7%: the 8192 rows
+ *     vary most), 35.8 on 4097x4095x4099 (85.5%); 254 registers, 36 bytes of spill.
+ *   small 128x64x32, warps 32x32, k16, stream loop, lean: 39.2 TFLOP/s at 1024 (82.2%; old
+ *     73.3%); 255 registers, no spill.
+ * Both adopted. Still short of 90% of cuBLAS at 4096 / 8192.
  */
 #include "tc_common.cuh"
 
-typedef tc_cfg<double, 128, 128, 32, 32, 64, 3, 1> dmma_big_cfg;
-typedef tc_cfg<double, 128, 64, 32, 32, 32, 3, 1> dmma_small_cfg;
+typedef tc_cfg<double, 128, 128, 32, 64, 32, 3, 1, 16, TC_PIPE_STEP1, true> dmma_big_cfg;
+typedef tc_cfg<double, 128, 64, 32, 32, 32, 3, 1, 16, TC_PIPE_STREAM, true> dmma_small_cfg;
 
 /* Two waves of 128x128 blocks on a 132-SM H100/H200 (one block per SM). */
 #define DMMA_BIG_MIN_TILES 264
