@@ -7,7 +7,8 @@ find_package(Threads REQUIRED)
 
 # The address-only host check of the layer, compiled in directly (it has no CUDA in it).
 if(TARGET test_cblas_ptr_cpu)
-  target_sources(test_cblas_ptr_cpu PRIVATE ${PROJECT_SOURCE_DIR}/src/cblas/ptr.c)
+  target_sources(test_cblas_ptr_cpu PRIVATE ${PROJECT_SOURCE_DIR}/src/cblas/ptr.c
+                 ${PROJECT_SOURCE_DIR}/src/cblas/copypool.c)
   target_link_libraries(test_cblas_ptr_cpu PRIVATE Threads::Threads)
 endif()
 

@@ -4,18 +4,22 @@
  * else (an anonymous mmap, as CUDA's own allocations are, another thread's stack, NULL) is
  * "unknown" and gets the CUDA query. A false "plain host" would send a device pointer to the
  * CPU BLAS; a false "unknown" only costs the query.
- * Also the staging copy with streaming stores (src/cblas/stream_copy.h): every byte copied,
+ * Also the copy pool (src/cblas/copypool.c): every item of every job run exactly once, jobs
+ * back to back and from two host threads at once. And the staging copy with streaming stores
+ * (src/cblas/stream_copy.h): every byte copied,
  * none written before or after the range, at every alignment of source and destination and
  * sizes around its thresholds (4096, the 16-byte head, the 64-byte body, the tail).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 
 #include "cblas/cblas_ptr.h"
 #include "cblas/stream_copy.h"
+#include "cblas/copypool.h"
 #include "cpu_check.h"
 
 static float g_static_data[64] = {1.0f}; /* .data */
@@ -31,6 +35,47 @@ static void *other_thread(void *arg) {
         res[1] = mbc_plain_host(arg);
     }
     return res;
+}
+
+enum { POOL_N = 5000 };
+typedef struct pool_ctx {
+    _Atomic int hits[POOL_N];
+    int salt;
+} pool_ctx;
+
+static void pool_item(void *ctx, int64_t i) {
+    pool_ctx *c = (pool_ctx *)ctx;
+    atomic_fetch_add(&c->hits[i], c->salt);
+}
+
+static void *pool_caller(void *arg) {
+    pool_ctx *c = (pool_ctx *)arg;
+    for (int rep = 0; rep < 50; ++rep) mbc_pool_run(POOL_N, pool_item, c, 8);
+    return NULL;
+}
+
+static void test_pool(void) {
+    static pool_ctx a, b;
+    a.salt = 1, b.salt = 1000;
+    for (int rep = 0; rep < 200; ++rep) /* back to back: workers awake, asleep, late */
+        mbc_pool_run(rep % 7 == 0 ? 1 : POOL_N - rep, pool_item, &a, 1 + rep % 16);
+    long want = 0, bad = 0;
+    for (int i = 0; i < POOL_N; ++i) {
+        long w = 0;
+        for (int rep = 0; rep < 200; ++rep) w += i < (rep % 7 == 0 ? 1 : POOL_N - rep);
+        want += w;
+        bad += atomic_load(&a.hits[i]) != w;
+    }
+    CHECKF(bad == 0, "%ld items run a wrong number of times (of %ld runs)", bad, want);
+    for (int i = 0; i < POOL_N; ++i) atomic_store(&a.hits[i], 0);
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, pool_caller, &b) == 0);
+    pool_caller(&a);
+    pthread_join(t, NULL);
+    bad = 0;
+    for (int i = 0; i < POOL_N; ++i)
+        bad += atomic_load(&a.hits[i]) != 50 || atomic_load(&b.hits[i]) != 50 * 1000;
+    CHECKF(bad == 0, "two callers at once: %ld items wrong", bad);
 }
 
 static void test_stream_copy(void) {
@@ -63,6 +108,7 @@ static void test_stream_copy(void) {
 }
 
 int main(void) {
+    test_pool();
     test_stream_copy();
     mbc_ptr_init();
     float stack_arr[256];

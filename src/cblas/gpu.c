@@ -40,6 +40,7 @@
 #include "cblas_internal.h"
 #include "cblas_ptr.h"
 #include "stream_copy.h"
+#include "copypool.h"
 
 #define NIN 3
 #define NOUT 2
@@ -227,89 +228,66 @@ static double now_ms(void) {
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
 
-/* Threads for one host copy: all of them from a few MB on (the staging rate, ~38 GB/s, needs
- * ~8 threads; gemm's pieces at n = 4096 are 4-6 MB), at least 512 KB each. */
+/* Threads for one host copy: all of them from a few MB on (the staging rate needs ~8 threads;
+ * gemm's pieces at n = 4096 are 4-6 MB), at least 512 KB each. */
 static int copy_threads(size_t bytes) {
-#ifdef _OPENMP
     if (bytes < (size_t)MB || mbc_cfg.copy_threads <= 1) return 1;
     size_t t = bytes / (512 * (size_t)1024);
     return t < (size_t)mbc_cfg.copy_threads ? (int)t : mbc_cfg.copy_threads;
-#else
-    (void)bytes;
-    return 1;
-#endif
 }
 
-/* Staging copies. dir: MBC_COPY_IN (caller's operand -> pinned chunk) or MBC_COPY_OUT (pinned
- * chunk -> caller's C); MINIBLAS_CBLAS_STREAM_STORES selects the directions that use streaming
- * stores (stream_copy.h). Streaming stores are weakly ordered: each thread that made some
- * fences once at the end of its share, before the parallel region ends and the DMA is queued
- * (a fence per column stalled every thread ~256 times per MB: session 4, run 1). */
+/* Staging copies, on the copy pool (copypool.c: no barrier waiting for a descheduled thread).
+ * dir: MBC_COPY_IN (caller's operand -> pinned chunk) or MBC_COPY_OUT (pinned chunk -> caller's
+ * C); MINIBLAS_CBLAS_STREAM_STORES selects the directions that use streaming stores
+ * (stream_copy.h), which are weakly ordered: each item ends with a fence, so the data is
+ * visible before the DMA is queued. Items are ~PIECE bytes: parts of a column taller than
+ * that, else whole columns. */
 enum { MBC_COPY_IN = 1, MBC_COPY_OUT = 2 };
-
-static void scopy(char *dst, const char *src, size_t bytes, int stream) {
-    if (stream)
-        mbc_stream_copy_nofence(dst, src, bytes);
-    else
-        memcpy(dst, src, bytes);
-}
-
-/* Parallel copy of one contiguous range, in pieces of PIECE bytes handed out dynamically: a
- * copy thread that shares its core with another busy thread (the CPU BLAS's workers spin for
- * a while after each of its calls) then just takes fewer pieces, instead of holding up a
- * static split (16 threads right after an OpenBLAS call: 80+ ms for sgemm 2048, session 4). */
 #define PIECE ((size_t)256 * 1024)
-static void pmemcpy(char *dst, const char *src, size_t bytes, int dir) {
-    const int st = (mbc_cfg.stream_stores & dir) != 0;
-    int nt = copy_threads(bytes);
-    if (nt <= 1) {
-        scopy(dst, src, bytes, st);
-        if (st) mbc_stream_fence();
-        return;
+
+typedef struct copy_job {
+    char *dst;
+    const char *src;
+    size_t ldd_b, lds_b; /* bytes from one column to the next */
+    size_t rb;           /* bytes per column */
+    int64_t cols;
+    int64_t per;         /* split: items per column; else columns per item */
+    int split, st;
+} copy_job;
+
+static void copy_item(void *ctx, int64_t i) {
+    const copy_job *j = (const copy_job *)ctx;
+    int64_t c0 = j->split ? i / j->per : i * j->per;
+    int64_t c1 = j->split ? c0 + 1 : (c0 + j->per < j->cols ? c0 + j->per : j->cols);
+    size_t off = j->split ? (size_t)(i % j->per) * PIECE : 0;
+    size_t len = j->split ? (j->rb - off < PIECE ? j->rb - off : PIECE) : j->rb;
+    for (int64_t c = c0; c < c1; ++c) {
+        char *d = j->dst + (size_t)c * j->ldd_b + off;
+        const char *s = j->src + (size_t)c * j->lds_b + off;
+        if (j->st)
+            mbc_stream_copy_nofence(d, s, len);
+        else
+            memcpy(d, s, len);
     }
-    const int64_t np = (int64_t)((bytes + PIECE - 1) / PIECE);
-#ifdef _OPENMP
-#pragma omp parallel num_threads(nt)
-#endif
-    {
-#ifdef _OPENMP
-#pragma omp for schedule(dynamic, 1)
-#endif
-        for (int64_t i = 0; i < np; ++i) {
-            size_t b = (size_t)i * PIECE;
-            scopy(dst + b, src + b, PIECE < bytes - b ? PIECE : bytes - b, st);
-        }
-        if (st) mbc_stream_fence();
-    }
+    if (j->st) mbc_stream_fence();
 }
 
 /* rows x cols block, leading dimensions in elements. */
 static void copy2d(char *dst, int64_t ldd, const char *src, int64_t lds, int64_t rows,
                    int64_t cols, size_t e, int dir) {
-    const int st = (mbc_cfg.stream_stores & dir) != 0;
-    size_t rb = (size_t)rows * e;
-    if (cols == 1 || (ldd == rows && lds == rows)) {
-        pmemcpy(dst, src, rb * (size_t)cols, dir);
-        return;
-    }
-    int nt = copy_threads(rb * (size_t)cols);
-    if (nt > 1 && cols >= 2 * nt) {
-        const int cc = rb >= PIECE ? 1 : (int)(PIECE / rb); /* columns per piece */
-#ifdef _OPENMP
-#pragma omp parallel num_threads(nt)
-#endif
-        {
-#ifdef _OPENMP
-#pragma omp for schedule(dynamic, cc)
-#endif
-            for (int64_t c = 0; c < cols; ++c)
-                scopy(dst + (size_t)c * (size_t)ldd * e, src + (size_t)c * (size_t)lds * e, rb, st);
-            if (st) mbc_stream_fence();
-        }
-        return;
-    }
-    for (int64_t c = 0; c < cols; ++c)
-        pmemcpy(dst + (size_t)c * (size_t)ldd * e, src + (size_t)c * (size_t)lds * e, rb, dir);
+    copy_job j = {dst, src, (size_t)ldd * e, (size_t)lds * e, (size_t)rows * e, cols, 1, 0,
+                  (mbc_cfg.stream_stores & dir) != 0};
+    if (j.rb == 0 || cols <= 0) return;
+    if (cols == 1 || (ldd == rows && lds == rows)) j.rb *= (size_t)cols, j.cols = 1;
+    j.split = j.rb >= PIECE;
+    j.per = j.split ? (int64_t)((j.rb + PIECE - 1) / PIECE) : (int64_t)(PIECE / j.rb);
+    int64_t n = j.split ? j.cols * j.per : (j.cols + j.per - 1) / j.per;
+    mbc_pool_run(n, copy_item, &j, copy_threads(j.rb * (size_t)j.cols));
+}
+
+/* Parallel copy of one contiguous range. */
+static void pmemcpy(char *dst, const char *src, size_t bytes, int dir) {
+    copy2d(dst, (int64_t)bytes, src, (int64_t)bytes, (int64_t)bytes, 1, 1, dir);
 }
 
 /* dst[i] = x0[i * inc] for i < n (inc any sign, or 0). */

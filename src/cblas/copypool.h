@@ -1,0 +1,15 @@
+/*
+ * A small thread pool for the host staging copies of the GPU path (copypool.c says why not
+ * OpenMP): mbc_pool_run(n, fn, ctx, nthreads) runs fn(ctx, i) for every i in [0, n) on up to
+ * nthreads threads, the caller included, and returns when all are done. Items are claimed one
+ * at a time, so a slow or descheduled thread delays only the item it holds. One job at a time:
+ * a caller that finds the pool busy (another host thread's copy) runs its items itself.
+ */
+#ifndef MBC_COPYPOOL_H
+#define MBC_COPYPOOL_H
+
+#include <stdint.h>
+
+void mbc_pool_run(int64_t n, void (*fn)(void *ctx, int64_t i), void *ctx, int nthreads);
+
+#endif
