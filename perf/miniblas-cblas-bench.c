@@ -387,7 +387,7 @@ static int run_probe(void) {
     /* multi-threaded staging copies */
     int nc = ncpu(), cand[NPT] = {1, 2, 4, 8, 16, 32};
     const char *ct = getenv("MINIBLAS_CBLAS_COPY_THREADS");
-    P.layer_threads = ct && atoi(ct) > 0 ? atoi(ct) : (nc > 8 ? 8 : nc); /* the layer's default */
+    P.layer_threads = ct && atoi(ct) > 0 ? atoi(ct) : (nc > 16 ? 16 : nc); /* the layer's default */
     P.nnthr = 0;
     for (int i = 0; i < NPT; ++i)
         if (cand[i] <= nc || i == 0) P.nthr[P.nnthr++] = cand[i];

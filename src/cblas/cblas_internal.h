@@ -37,6 +37,7 @@ typedef struct mbc_config {
     int stream_stores; /* MINIBLAS_CBLAS_STREAM_STORES: streaming stores in staging copies, 1 in, 2 out */
     int64_t panel;     /* MINIBLAS_CBLAS_PANEL: gemm panel width in columns (0: automatic) */
     int64_t kslab;     /* MINIBLAS_CBLAS_KSLAB: depth of gemm's phase-1 k-slabs (-1: automatic, 0: off) */
+    int64_t nslab;     /* MINIBLAS_CBLAS_NSLAB: most k-slabs in phase 1 (at most half of k in all) */
     size_t chunk_max;  /* MINIBLAS_CBLAS_CHUNK_MB: largest pinned staging chunk, bytes */
     int64_t xover[MBC_X_COUNT];
 } mbc_config;

@@ -86,17 +86,20 @@ static void init_once(void) {
     if (both >= 0) mbc_cfg.xover[MBC_X_SGEMM] = mbc_cfg.xover[MBC_X_DGEMM] = both;
     for (int i = 0; i < MBC_X_COUNT; ++i) mbc_cfg.xover[i] = env_int(g_xover[i].env, mbc_cfg.xover[i]);
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    /* at most 8: on the 16-core H200 machine 16 copy threads were slower in the layer (sgemm
-     * 4096 on host pointers 7.2-7.5 ms against 5.6-5.9 with 8) and 10x slower right after an
-     * OpenBLAS call, whose threads still spin (session 3, run 7; docs/cblas.md) */
+    /* every core, at most 16: the copies run on the copy pool (copypool.c), which does not wait
+     * for descheduled threads, so they also hold up when the CPU BLAS's workers still spin
+     * (session 4: 16 threads beat 8 for dgemm 4096 / 8192 on the 16-core H200 machine; with
+     * OpenMP regions they had been 20-30x slower right after an OpenBLAS call) */
     mbc_cfg.copy_threads =
-        (int)env_int("MINIBLAS_CBLAS_COPY_THREADS", ncpu > 8 ? 8 : (ncpu > 0 ? ncpu : 1));
+        (int)env_int("MINIBLAS_CBLAS_COPY_THREADS", ncpu > 16 ? 16 : (ncpu > 0 ? ncpu : 1));
     if (mbc_cfg.copy_threads < 1) mbc_cfg.copy_threads = 1;
     mbc_cfg.stream_stores = (int)env_int("MINIBLAS_CBLAS_STREAM_STORES", 0) & 3;
     mbc_cfg.panel = env_int("MINIBLAS_CBLAS_PANEL", 0);
     mbc_cfg.kslab = env_int("MINIBLAS_CBLAS_KSLAB", -1);
     if (mbc_cfg.kslab == MBC_NEVER) mbc_cfg.kslab = 0; /* "never"/"off" */
     else if (mbc_cfg.kslab < 0) mbc_cfg.kslab = -1; /* automatic */
+    mbc_cfg.nslab = env_int("MINIBLAS_CBLAS_NSLAB", 8);
+    if (mbc_cfg.nslab < 1 || mbc_cfg.nslab > 64) mbc_cfg.nslab = 8;
     int64_t chunk_mb = env_int("MINIBLAS_CBLAS_CHUNK_MB", 64);
     if (chunk_mb < 1) chunk_mb = 1;
     if (chunk_mb > 4096) chunk_mb = 4096;
