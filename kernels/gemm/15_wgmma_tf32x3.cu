@@ -6,17 +6,18 @@
  * acc += t with ordinary round-to-nearest FP32 adds (the tensor core's truncating accumulation
  * never spans more than one k step; see tc_warp_mma_x3 in tc_common.cuh for the measurements
  * behind this), so it is NOT flagged reduced precision.
- * What changes, and why it should be faster: rung 14 reaches only 44 TFLOP/s because mma.sync
+ * What changes, and why it is faster: rung 14 reaches only 44 TFLOP/s because mma.sync
  * (16x8x8 per instruction, fragments of both operands loaded by every warp with LDS) cannot
  * feed the H100/H200 tensor cores; rung 13 (one TF32 mma.sync per product) reached only ~90
- * TFLOP/s against ~400 for cuBLAS TF32. wgmma m64n64k8 reads B straight from shared memory
- * (a matrix descriptor), runs asynchronously, and does 32x the work of an m16n8k8 per issue.
+ * TFLOP/s against ~400 for cuBLAS TF32. wgmma m64n128k8 reads B straight from shared memory
+ * (a matrix descriptor), runs asynchronously, and does 64x the work of an m16n8k8 per issue.
  *   - Block 128x128, BK = 32, 256 threads = 2 warpgroups, each 64 rows x 128 columns of C
  *     (accumulator: 64 registers per thread; warp w of a warpgroup owns 16 of its rows).
  *   - A comes from registers (the "RS" form): each warp reads its 16x8 A fragment of the raw
  *     fp32 stage (the mma.sync m16n8k8 A layout; the rung-14 tile layouts and pads, so the
  *     reads are conflict-free in both transposes) and splits it in registers. Each A element
  *     is read and split exactly once (one warp owns each row); no A planes in shared memory.
+ *     The fragment of k step j + 1 is loaded while the group of k step j runs.
  *   - B (k x n, both ops) is split once per stage by all 256 threads into a big and a small
  *     plane in wgmma's canonical K-major layout without swizzle: core matrices of 8 n-rows x
  *     4 k (16 bytes per row, 128 contiguous bytes), element (n, k) of a plane at float index
@@ -25,14 +26,18 @@
  *     split pass writes 16-byte rows of core matrices; a quarter-warp writes one whole core
  *     matrix, so the stores are conflict-free; its loads are too (see wg_split_b).
  *   - Double-buffered planes: the split of stage kt + 1 runs while the wgmma of stage kt run.
- *   - Each k step is two groups of three m64n64k8 wgmma (one per 64-column half), each into
- *     its own 32-register fresh accumulator (ta, tb); after issuing a group, wgmma.wait_group
- *     1 lets it run while the FADDs add the previous group's accumulator into acc. Registers:
- *     64 acc + 2 x 32 (64x128 fresh accumulators, 64 + 2 x 64, spilled). No group is left
- *     pending at the end of a stage (ptxas serializes every wgmma otherwise, see wg_issue).
+ *   - Each k step is one group of three m64n128k8 wgmma into one 64-register fresh
+ *     accumulator t, then wgmma.wait_group 0 and 64 FADDs of t into acc. A warpgroup has no
+ *     overlap of its own between its FADDs and its wgmma; the other warpgroup's group keeps
+ *     the tensor cores busy meanwhile (the two fall into turns). Registers: acc 64 + t 64.
+ *     No group is pending across the end of a stage (ptxas serializes every wgmma when a
+ *     group is pending across the loop's back edge, C7514).
  *   - 4-stage cp.async ring of raw fp32 tiles (tc_load_stage: 16-byte copies when aligned,
- *     else per element; zeros outside the matrix, so any m, n, k and leading dimension work).
- * Per stage and block: 2 warpgroups x 8 groups x 3 = 48 wgmma m64n64k8 (1536 tensor-core
+ *     else per element; zeros outside the matrix, so any m, n, k and leading dimension work)
+ *     with tc_cfg's LEAN loader (an interior tile's copies from one base address and one row
+ *     stride per thread): without it the per-chunk 64-bit addresses live across the k loop
+ *     cost ~5% (the rung's first version: 62.5 / 63.2 TFLOP/s NN).
+ * Per stage and block: 2 warpgroups x 4 groups x 3 = 24 wgmma m64n128k8 (1536 tensor-core
  * clocks at 1024 TF32 MAC per clock and SM); per thread 4 split B chunks, and per k step 4
  * A-fragment LDS, 4 splits and 64 FADD.
  * Synchronisation per stage kt (both warpgroups run the same code):
@@ -40,20 +45,27 @@
  *                           and raw A of kt are visible; every wgmma of kt - 1 is done (each
  *                           warpgroup waited for all of its groups at the end of kt - 1), so
  *                           nothing reads plane buffer (kt + 1) & 1 any more
- *   k step 0 issued (2 groups)
+ *   k step 0 issued
  *   cp.async.wait_group 1   raw stage kt + 1 landed (this thread's copies)
  *   B2 __syncthreads        ... for every thread
  *   cp.async of stage kt + 3 into the raw buffer of kt - 1; split of kt + 1 into the other
  *   plane buffer, fence.proxy.async (generic stores -> async-proxy reads of wgmma)
- *   k step 0 finished, k steps 1..3 (the last waits for all groups)
- * nvcc -arch=sm_90a -Xptxas -v: 253 .. 255 registers, no spills, no wgmma serialization
+ *   k step 0 finished (wait, FADDs), k steps 1..3 (each waits for its group)
+ * nvcc -arch=sm_90a -Xptxas -v: 250 .. 255 registers, no spills, no wgmma serialization
  * warning (C7512 / C7514).
  * Dynamic shared memory: 4 planes x 16 KB + 4 stages x (34 .. 36) KB = 200 .. 208 KB.
- * Measured: TBD (target >= 1.3x cuBLAS FP32 SGEMM, i.e. >= 66 TFLOP/s on an H200, at n = 4096
- * and 8192). First H200 run, in the session that wrote the rung (miniblas-bench, 5 trials,
- * NN): 62.5 / 63.2 TFLOP/s at n = 4096 / 8192, 1.22x / 1.24x cuBLAS FP32 SGEMM; relative
- * Frobenius error 0.36 .. 1.0x cuBLAS's (tests/test_tf32_accuracy_gpu.c). Tried and slower:
- * three fresh accumulators rotating over the 8 groups of a stage, wait_group 2 (60.1 / 60.7).
+ * Measured (H200, miniblas-bench, 5 trials, cuBLAS FP32 SGEMM timed side by side):
+ *   NN n = 4096 / 8192: 67.5 / 68.0 TFLOP/s = 1.32x / 1.33x cuBLAS (51.2 / 51.0)
+ *   TT n = 4096 / 8192: 68.1 / 68.5 TFLOP/s = 1.39x / 1.36x cuBLAS (49.1 / 50.4)
+ * (a second run: 67.6 / 68.1 NN, 68.1 / 68.6 TT); test_sgemm_gpu 278/278, memcheck clean;
+ * relative Frobenius error 0.36 .. 1.0x cuBLAS's (tests/test_tf32_accuracy_gpu.c).
+ * Tried and slower (same session, same machine, before/after as noted): the first version
+ * (two m64n64 halves per k step, two 32-register fresh accumulators ta / tb, wait_group 1
+ * between the halves so a warpgroup's FADDs overlap its own wgmma): 62.5 / 63.2 NN without
+ * the LEAN loader, 65.7 / 66.5 NN and 64.7 / 65.1 TT with it; two 64-register fresh
+ * accumulators alternating over the k steps (wait_group 1): spills (96 .. 120 byte stack
+ * even with LEAN), 57.3 / 59.9 NN; three 32-register fresh accumulators rotating over the
+ * 8 m64n64 groups of a stage, wait_group 2: 60.1 / 60.7.
  * Built for sm_90a (CMakeLists.txt adds that target to this file, next to the library's
  * sm_90); the sm_90 build of the kernel traps. Dispatch launches this rung only on a
  * compute capability 9.0 GPU (MB_RUNG_NEEDS_SM90A), where the driver loads the sm_90a code
@@ -75,7 +87,7 @@
 #define WG_BK 32
 #define WG_STAGES 4
 #define WG_THREADS 256
-typedef tc_cfg<float, WG_BM, WG_BN, WG_BK, 16, WG_BN, WG_STAGES, 1> wg_cfg;
+typedef tc_cfg<float, WG_BM, WG_BN, WG_BK, 16, WG_BN, WG_STAGES, 1, 4, TC_PIPE_STEP2, true> wg_cfg;
 static_assert(wg_cfg::NTHREADS == WG_THREADS, "two warpgroups");
 static_assert(WG_BK == 32, "the k loop below is written for 4 k steps of 8 per stage");
 
@@ -106,39 +118,30 @@ __device__ __forceinline__ uint64_t wg_desc(unsigned saddr) {
            ((uint64_t)(WG_SBO >> 4) << 32);
 }
 
-/* The 32 accumulator operands of an m64n64 f32 wgmma. */
+/* Operand lists of the accumulator registers. */
 #define WG_O4(C, d, i) C(d[i]), C(d[(i) + 1]), C(d[(i) + 2]), C(d[(i) + 3])
 #define WG_O16(C, d, i) WG_O4(C, d, i), WG_O4(C, d, (i) + 4), WG_O4(C, d, (i) + 8), WG_O4(C, d, (i) + 12)
-#define WG_O32(C, d) WG_O16(C, d, 0), WG_O16(C, d, 16)
-#define WG_D32                                                                              \
+/* The 64 accumulator operands of an m64n128 f32 wgmma. */
+#define WG_O64(C, d) WG_O16(C, d, 0), WG_O16(C, d, 16), WG_O16(C, d, 32), WG_O16(C, d, 48)
+#define WG_D64                                                                              \
     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "               \
-    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}"
-
-/* d = A * B (scale-d false: the old d is not read), A 64x8 TF32 from registers (this warp's
- * 16x8 slice in the mma.sync m16n8k8 A layout), B 8x64 TF32 from shared memory (descriptor).
- * d is an in-out operand ("+f") all the same: with "=f" every group's result was a new value
- * to ptxas, which then gave each its own 32 registers, ran out of registers and serialized
- * all wgmma (C7512 / C7514 warnings); with "+f" the fresh accumulators stay in place. */
-__device__ __forceinline__ void wg_mma_first(float (&d)[32], const unsigned (&a)[4],
-                                             uint64_t desc) {
+    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "      \
+    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "      \
+    "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}"
+/* d = (SCALE_D ? d : 0) + A * B, m64n128k8: A 64x8 TF32 from registers (this warp's 16x8
+ * slice in the mma.sync m16n8k8 A layout), B 8x128 from the plane descriptor (16 core
+ * matrices SBO apart in n, 2 LBO apart in k). d is an in-out operand ("+f") even when
+ * SCALE_D is 0: with "=f" every k step's result was a new value to ptxas, which then gave
+ * each its own registers and serialized the wgmma (C7512 / C7514 warnings, seen in the
+ * m64n64 version of this rung); with "+f" the fresh accumulator stays in place. */
+template <int SCALE_D>
+__device__ __forceinline__ void wg_mma128(float (&d)[64], const unsigned (&a)[4], uint64_t desc) {
 #if WG_SM90A
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 " WG_D32
-                 ", {%32, %33, %34, %35}, %36, p, 1, 1;\n}\n"
-                 : WG_O32("+f", d)
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(0)
-                 : "memory");
-#endif
-}
-/* d += A * B. */
-__device__ __forceinline__ void wg_mma_acc(float (&d)[32], const unsigned (&a)[4],
-                                           uint64_t desc) {
-#if WG_SM90A
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 " WG_D32
-                 ", {%32, %33, %34, %35}, %36, p, 1, 1;\n}\n"
-                 : WG_O32("+f", d)
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(1)
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 " WG_D64
+                 ", {%64, %65, %66, %67}, %68, p, 1, 1;\n}\n"
+                 : WG_O64("+f", d)
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(SCALE_D)
                  : "memory");
 #endif
 }
@@ -208,66 +211,33 @@ __device__ __forceinline__ void wg_split_b(float *big, float *small, const float
     }
 }
 
-/* Adds a finished fresh accumulator t (32 registers: one n64 half) into acc[base ..]. */
-__device__ __forceinline__ void wg_flush(float (&acc)[64], float (&t)[32], int base) {
-#pragma unroll
-    for (int i = 0; i < 32; ++i) wg_keep(t[i]); /* reads stay after the wgmma.wait_group */
-#pragma unroll
-    for (int i = 0; i < 32; ++i) acc[base + i] += t[i];
-#pragma unroll
-    for (int i = 0; i < 32; ++i) wg_keep(acc[base + i]); /* adds stay before the next fence */
-}
-
-/* One k step (8 deep, offset kk in the stage) of one warpgroup, as two groups of three
- * m64n64k8 wgmma, one per half of the 128 columns (the n64 halves of the B planes start
- * 8 core matrices = 8 SBO apart). First the A fragment of the raw stage, split in registers.
- * wg_issue: group (j, 0): ta = a_small*B_big + a_big*B_small + a_big*B_big, columns 0..63;
- *   unless FIRST (k step 0 of a stage: nothing pending), wait until only that group is
- *   pending, so group (j - 1, 1) is done, and add tb into acc[32 ..];
- *   group (j, 1): tb = the same for columns 64..127.
- * wg_finish: LAST (k step 3): wait for both groups, add ta and tb; else wait until only
- *   group (j, 1) is pending, add ta into acc[0 ..].
- * So one group runs while the FADDs of the previous one execute, with two 32-register fresh
- * accumulators (acc 64 + 64 registers; 64x128 fresh accumulators needed 192 and spilled).
- * No group is pending across the end of a stage: ptxas cannot follow a wgmma group pending
- * across the loop's back edge and then serializes every wgmma (C7514).
- * pb / ps: shared addresses of the big / small B planes of the stage. */
-template <bool AKC, bool FIRST>
-__device__ __forceinline__ void wg_issue(float (&ta)[32], float (&tb)[32], float (&acc)[64],
-                                         const float *sA, int kk, unsigned pb, unsigned ps,
-                                         int wm0, int lane) {
-    float fa[4];
-    tc_gather_a1<wg_cfg, AKC>(fa, sA, wm0, 0, kk, lane);
-    unsigned ab[4], as[4];
+/* One k step (8 deep, offset kk in the stage) of one warpgroup: one group of three
+ * m64n128k8 wgmma into the 64-register fresh accumulator t (small * big first, the large
+ * product last): t = a_small*B_big + a_big*B_small + a_big*B_big. wg_flush64 (after
+ * wgmma.wait_group 0) adds t into acc; wg_keep keeps the reads of t after the wait and the
+ * adds before the next wgmma.fence. pb / ps: shared addresses of the big / small planes. */
+__device__ __forceinline__ void wg_split_a(const float (&fa)[4], unsigned (&ab)[4],
+                                           unsigned (&as)[4]) {
 #pragma unroll
     for (int v = 0; v < 4; ++v) tc_split_tf32(fa[v], ab[v], as[v]);
-    const unsigned off = (unsigned)(kk >> 2) * WG_LBO; /* first core matrix of k = kk */
-    constexpr unsigned HALF = 8 * WG_SBO;               /* n = 64 */
-    wg_fence(); /* ta, tb and acc were last touched by FADDs */
-    wg_mma_first(ta, as, wg_desc(pb + off)); /* small * big first, the large product last */
-    wg_mma_acc(ta, ab, wg_desc(ps + off));
-    wg_mma_acc(ta, ab, wg_desc(pb + off));
-    wg_commit();
-    if (!FIRST) {
-        wg_wait<1>();
-        wg_flush(acc, tb, 32);
-        wg_fence(); /* tb was just read, and is the next group's accumulator */
-    }
-    wg_mma_first(tb, as, wg_desc(pb + off + HALF));
-    wg_mma_acc(tb, ab, wg_desc(ps + off + HALF));
-    wg_mma_acc(tb, ab, wg_desc(pb + off + HALF));
+}
+__device__ __forceinline__ void wg_issue128(float (&t)[64], const unsigned (&ab)[4],
+                                            const unsigned (&as)[4], unsigned pb, unsigned ps,
+                                            int kk) {
+    const unsigned off = (unsigned)(kk >> 2) * WG_LBO;
+    wg_fence();
+    wg_mma128<0>(t, as, wg_desc(pb + off));
+    wg_mma128<1>(t, ab, wg_desc(ps + off));
+    wg_mma128<1>(t, ab, wg_desc(pb + off));
     wg_commit();
 }
-template <bool LAST>
-__device__ __forceinline__ void wg_finish(float (&ta)[32], float (&tb)[32], float (&acc)[64]) {
-    if (LAST) {
-        wg_wait<0>();
-        wg_flush(acc, ta, 0);
-        wg_flush(acc, tb, 32);
-    } else {
-        wg_wait<1>();
-        wg_flush(acc, ta, 0);
-    }
+__device__ __forceinline__ void wg_flush64(float (&acc)[64], float (&t)[64]) {
+#pragma unroll
+    for (int i = 0; i < 64; ++i) wg_keep(t[i]);
+#pragma unroll
+    for (int i = 0; i < 64; ++i) acc[i] += t[i];
+#pragma unroll
+    for (int i = 0; i < 64; ++i) wg_keep(acc[i]);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -297,13 +267,11 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
         tc_tile_coords(tile, ntm, ntn, &tm, &tn);
         const int64_t m0 = tm * WG_BM, n0 = tn * WG_BN;
 
-        float acc[64], ta[32], tb[32];
+        float acc[64], t[64];
 #pragma unroll
-        for (int i = 0; i < 64; ++i) acc[i] = 0.0f;
-#pragma unroll
-        for (int i = 0; i < 32; ++i) {
-            ta[i] = 0.0f; /* never read (scale-d false), but defined */
-            tb[i] = 0.0f;
+        for (int i = 0; i < 64; ++i) {
+            acc[i] = 0.0f;
+            t[i] = 0.0f; /* never read (scale-d false), but defined */
         }
 
         /* Prologue: S - 1 k-tiles in flight (empty groups past the end keep the count);
@@ -326,9 +294,14 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             const float *sAc = sA + cs * AE;
             const unsigned pb = planes_addr + (unsigned)((kt & 1) * 2 * WG_PLANE * sizeof(float));
             const unsigned ps = pb + (unsigned)(WG_PLANE * sizeof(float));
+            float fa[4];
+            unsigned ab[4], as[4];
+            tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 0, lane);
+            wg_split_a(fa, ab, as);
             /* k step 0 is issued before, and finished after, the copies and the split of
-             * the next stage, so that its two groups run meanwhile. */
-            wg_issue<AKC, true>(ta, tb, acc, sAc, 0, pb, ps, wm0, lane);
+             * the next stage, so that it runs meanwhile. */
+            wg_issue128(t, ab, as, pb, ps, 0);
+            tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 8, lane); /* next A fragment */
 
             /* Groups committed: S - 1 + kt (k-tiles 0 .. kt + S - 2); at most S - 3 pending
              * means k-tile kt + 1 has landed. */
@@ -345,14 +318,18 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 wg_split_b<BKC>(pl, pl + WG_PLANE, sB + ns * BE, tid);
                 wg_fence_proxy_async();
             }
-            wg_finish<false>(ta, tb, acc);
-
-            wg_issue<AKC, false>(ta, tb, acc, sAc, 8, pb, ps, wm0, lane);
-            wg_finish<false>(ta, tb, acc);
-            wg_issue<AKC, false>(ta, tb, acc, sAc, 16, pb, ps, wm0, lane);
-            wg_finish<false>(ta, tb, acc);
-            wg_issue<AKC, false>(ta, tb, acc, sAc, 24, pb, ps, wm0, lane);
-            wg_finish<true>(ta, tb, acc); /* nothing pending at the end of a stage */
+            /* k steps 1..3: wait, add t into acc, issue the next (its A fragment already
+             * loaded), load the one after while it runs. Nothing pending at the end. */
+#pragma unroll
+            for (int j = 1; j < 4; ++j) {
+                wg_wait<0>();
+                wg_flush64(acc, t);
+                wg_split_a(fa, ab, as);
+                wg_issue128(t, ab, as, pb, ps, 8 * j);
+                if (j < 3) tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 8 * (j + 1), lane);
+            }
+            wg_wait<0>();
+            wg_flush64(acc, t);
             cs = cs + 1 == S ? 0 : cs + 1;
         }
         tc_cp_async_wait<0>();
