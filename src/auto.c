@@ -40,13 +40,17 @@ static int unit_inc(miniblas_op_t op, const mb_shape *s) {
  * sgemm: NN with min(m, n) >= 1024 and m * n >= 2^21: `pipelined` (83-88% of cuBLAS at
  *   2048-8192 square; 82% on 8192x1024x8192, 2048x1024x8192 and 4096x1024x4096, where `tuned`
  *   gets 77-78%: session-3 run 1); otherwise `tuned` (1024^2: 2x any other SIMT rung; skinny
- *   shapes 68-71%; TT: `pipelined` falls to 70%). `tf32x3` is not chosen: see
- *   docs/gemm-ladder.md.
+ *   shapes 68-71%; TT: `pipelined` falls to 70%). On compute capability 9.0 (Hopper), from
+ *   the same size on and for every transpose: `wgmma_tf32x3` (3xTF32 on wgmma, FP32 accuracy:
+ *   0.36-0.45x cuBLAS FP32's error, IEEE Inf/NaN pattern checked by
+ *   tests/test_tf32_accuracy_gpu.c; 1.31-1.39x cuBLAS at 2048-8192, 1.60x `pipelined`; session
+ *   4 run 7). `tf32x3` (mma.sync) is never faster than it there.
  * dgemm: FP64 tensor cores (sm_80 and later) beat every SIMT rung at every size measured.
  * omatcopy: `vectorized` at every size measured.
  * Reductions: `singlepass` from 2^10 to 2^28 with unit increments; sasum with increment 4 is
  *   10% faster with `shuffle` (singlepass's strided path fell behind cuBLAS there). */
 static const mb_auto_rule rules[] = {
+    {MINIBLAS_OP_SGEMM, 1024, -1, 1 << 21, 9, -1, -1, "wgmma_tf32x3"}, /* 9.0 only (flag) */
     {MINIBLAS_OP_SGEMM, 1024, -1, 1 << 21, 0, 0, -1, "pipelined"},
     {MINIBLAS_OP_SGEMM, -1, -1, -1, 0, -1, -1, "tuned"},
     {MINIBLAS_OP_DGEMM, -1, -1, -1, 8, -1, -1, "dmma"},

@@ -145,21 +145,26 @@ static void upper(char *dst, const char *src, size_t size) {
 /* The measured policy of src/auto.c for sgemm (H200 figures in docs/gemm-ladder.md): pipelined
  * for NN with min(m, n) >= 1024 and m * n >= 2^21, tuned for small, skinny or transposed. */
 static void test_auto_sgemm_policy(void) {
-    static const struct { int64_t m, n, k; int trans; const char *rung; } c[] = {
-        {8192, 8192, 8192, 0, "pipelined"}, {8192, 1024, 8192, 0, "pipelined"},
-        {2048, 1024, 8192, 0, "pipelined"}, {1024, 2048, 512, 0, "pipelined"},
-        {1024, 1024, 1024, 0, "tuned"},     {8192, 128, 8192, 0, "tuned"},
-        {128, 8192, 8192, 0, "tuned"},      {4096, 4096, 4096, 3, "tuned"},
-        {16384, 512, 64, 0, "tuned"},
+    /* cc 9.0: wgmma_tf32x3 from 1024 and 2^21 elements of C, any transpose; cc 8.0 (and 9.0
+     * below that size): pipelined for NN from the same size, else tuned */
+    static const struct { int64_t m, n, k; int trans, cc; const char *rung; } c[] = {
+        {8192, 8192, 8192, 0, 90, "wgmma_tf32x3"}, {8192, 1024, 8192, 0, 90, "wgmma_tf32x3"},
+        {2048, 1024, 8192, 0, 90, "wgmma_tf32x3"}, {4096, 4096, 4096, 3, 90, "wgmma_tf32x3"},
+        {1024, 1024, 1024, 0, 90, "tuned"},        {8192, 128, 8192, 0, 90, "tuned"},
+        {128, 8192, 8192, 0, 90, "tuned"},         {16384, 512, 64, 0, 90, "tuned"},
+        {8192, 8192, 8192, 0, 80, "pipelined"},    {8192, 1024, 8192, 0, 80, "pipelined"},
+        {2048, 1024, 8192, 0, 80, "pipelined"},    {1024, 2048, 512, 0, 80, "pipelined"},
+        {1024, 1024, 1024, 0, 80, "tuned"},        {8192, 128, 8192, 0, 80, "tuned"},
+        {4096, 4096, 4096, 3, 80, "tuned"},        {8192, 8192, 8192, 0, 89, "pipelined"},
     };
     int n = 0;
     const mb_rung *t = mb_op_rungs(MINIBLAS_OP_SGEMM, &n);
     for (size_t i = 0; i < sizeof c / sizeof c[0]; ++i) {
         mb_shape sh = {c[i].m, c[i].n, c[i].k, c[i].trans, 0, 0};
-        int idx = mb_auto_pick(MINIBLAS_OP_SGEMM, &sh, 0, 9, 0);
+        int idx = mb_auto_pick(MINIBLAS_OP_SGEMM, &sh, 0, c[i].cc / 10, c[i].cc % 10);
         CHECKF(idx >= 0 && idx < n && strcmp(t[idx].name, c[i].rung) == 0,
-               "sgemm %lldx%lldx%lld trans %d: auto picked '%s', expected '%s'",
-               (long long)c[i].m, (long long)c[i].n, (long long)c[i].k, c[i].trans,
+               "sgemm %lldx%lldx%lld trans %d cc %d: auto picked '%s', expected '%s'",
+               (long long)c[i].m, (long long)c[i].n, (long long)c[i].k, c[i].trans, c[i].cc,
                idx >= 0 && idx < n ? t[idx].name : "?", c[i].rung);
     }
 }

@@ -171,6 +171,95 @@ static void one_case(miniblas_handle_t h, cublasHandle_t cb, int m, int n, int k
     free(ref);
 }
 
+/* IEEE special values through the 3xTF32 rungs: A and B uniform [-1, 1) with +-Inf, NaN,
+ * values near FLT_MAX (3e38, 1e30) and subnormals (1e-40) planted. Reference in double on the
+ * CPU (no overflow is possible at these magnitudes, so its Inf/NaN pattern is FP32's). Each
+ * element of C must be NaN exactly where the reference is, +-Inf exactly where it is (same
+ * sign), and elsewhere within 2 k eps_f sum_k |a||b| of it. cuBLAS FP32 SGEMM is checked the
+ * same way and printed (a mismatch there would mean the expectation is wrong). */
+static int special_mismatches(const float *c, const double *ref, const double *bound, size_t n,
+                              char *first, size_t first_len) {
+    int bad = 0;
+    for (size_t i = 0; i < n; ++i) {
+        double r = ref[i], v = c[i];
+        int ok = isnan(r) ? isnan(v)
+                 : isinf(r) ? (isinf(v) && (v > 0) == (r > 0))
+                            : (!isnan(v) && !isinf(v) && fabs(v - r) <= bound[i]);
+        if (!ok && bad++ == 0)
+            snprintf(first, first_len, "element %zu: %g, reference %g (bound %.3g)", i, v, r,
+                     bound[i]);
+    }
+    return bad;
+}
+
+static void special_case(miniblas_handle_t h, cublasHandle_t cb, int hopper) {
+    const int m = 300, n = 257, k = 129;
+    const char *kase = "300x257x129 Inf/NaN/huge/subnormal";
+    size_t mk = (size_t)m * k, kn = (size_t)k * n, mn = (size_t)m * n;
+    float *hA = mbt_host_alloc(mk * sizeof(float)), *hB = mbt_host_alloc(kn * sizeof(float));
+    float *hC = mbt_host_alloc(mn * sizeof(float));
+    double *ref = mbt_host_alloc(mn * sizeof(double)), *bound = mbt_host_alloc(mn * sizeof(double));
+    fill(hA, mk, 0);
+    fill(hB, kn, 0);
+    /* A(i, p) at i + p m, B(p, j) at p + j k */
+    hA[5 + 3 * (size_t)m] = INFINITY;            /* row 5: +Inf */
+    hA[7 + 10 * (size_t)m] = -INFINITY;          /* row 7: -Inf ... */
+    hA[7 + 11 * (size_t)m] = INFINITY;           /* ... and +Inf: Inf - Inf = NaN wherever both meet */
+    hB[20 + 9 * (size_t)k] = NAN;                /* column 9: NaN */
+    hB[3 + 40 * (size_t)k] = 0.0f;               /* column 40: Inf * 0 = NaN in row 5 */
+    hB[11 + 41 * (size_t)k] = 0.0f;              /* column 41: +Inf * 0 = NaN in row 7 */
+    hA[100 + 50 * (size_t)m] = 3.0e38f;          /* near FLT_MAX */
+    hA[101 + 51 * (size_t)m] = -1.0e30f;
+    hB[60 + 70 * (size_t)k] = 2.5e37f;
+    hA[150 + 2 * (size_t)m] = 1.0e-40f;          /* subnormals */
+    hB[2 + 3 * (size_t)k] = -1.0e-40f;
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < m; ++i) {
+            double sum = 0, mag = 0;
+            for (int p = 0; p < k; ++p) {
+                double t = (double)hA[i + (size_t)p * m] * (double)hB[p + (size_t)j * k];
+                sum += t;
+                if (!isnan(t) && !isinf(t)) mag += fabs(t);
+            }
+            ref[i + (size_t)j * m] = sum;
+            bound[i + (size_t)j * m] = 2.0 * k * 0x1p-24 * mag;
+        }
+    float *dA = mbt_dev_alloc(mk * sizeof(float)), *dB = mbt_dev_alloc(kn * sizeof(float));
+    float *dC = mbt_dev_alloc(mn * sizeof(float));
+    mbt_h2d(dA, hA, mk * sizeof(float));
+    mbt_h2d(dB, hB, kn * sizeof(float));
+    char first[160] = "";
+
+    const float onef = 1.0f, zerof = 0.0f;
+    MBT_CUDA(cudaMemset(dC, 0xff, mn * sizeof(float)));
+    cublas_check(cublasSgemm(cb, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &onef, dA, m, dB, k, &zerof,
+                             dC, m),
+                 "cublasSgemm");
+    mbt_device_sync();
+    mbt_d2h(hC, dC, mn * sizeof(float));
+    int bad = special_mismatches(hC, ref, bound, mn, first, sizeof first);
+    printf("%-34s cublas_sgemm: %d mismatches%s%s\n", kase, bad, bad ? ", first " : "", first);
+
+    const char *rungs[2] = {X3_RUNG, WG_RUNG};
+    for (int r = 0; r < (hopper ? 2 : 1); ++r) {
+        double maxerr;
+        if (run_rung(h, rungs[r], 0, m, n, k, dA, dB, dC, hC, ref, kase, &maxerr) == CALL_FAILED)
+            continue;
+        bad = special_mismatches(hC, ref, bound, mn, first, sizeof first);
+        printf("%-34s %s: %d mismatches%s%s\n", "", rungs[r], bad, bad ? ", first " : "", first);
+        mbt_expect(NULL, bad == 0, "sgemm", kase, "%s: %d elements differ from IEEE FP32 (%s)",
+                   rungs[r], bad, first);
+    }
+    mbt_dev_free(dA);
+    mbt_dev_free(dB);
+    mbt_dev_free(dC);
+    free(hA);
+    free(hB);
+    free(hC);
+    free(ref);
+    free(bound);
+}
+
 int main(void) {
     mbt_init("tf32_accuracy");
     miniblas_handle_t h;
@@ -197,6 +286,7 @@ int main(void) {
     for (int s = 0; s < nshapes; ++s)
         for (int wide = 0; wide < 2; ++wide)
             one_case(h, cb, shapes[s][0], shapes[s][1], shapes[s][2], wide, hopper);
+    special_case(h, cb, hopper);
 
     cublasDestroy(cb);
     miniblas_destroy(h);

@@ -98,8 +98,8 @@ static void init_once(void) {
     mbc_cfg.kslab = env_int("MINIBLAS_CBLAS_KSLAB", -1);
     if (mbc_cfg.kslab == MBC_NEVER) mbc_cfg.kslab = 0; /* "never"/"off" */
     else if (mbc_cfg.kslab < 0) mbc_cfg.kslab = -1; /* automatic */
-    mbc_cfg.nslab = env_int("MINIBLAS_CBLAS_NSLAB", 8);
-    if (mbc_cfg.nslab < 1 || mbc_cfg.nslab > 64) mbc_cfg.nslab = 8;
+    mbc_cfg.nslab = env_int("MINIBLAS_CBLAS_NSLAB", 4);
+    if (mbc_cfg.nslab < 1 || mbc_cfg.nslab > 64) mbc_cfg.nslab = 4;
     int64_t chunk_mb = env_int("MINIBLAS_CBLAS_CHUNK_MB", 64);
     if (chunk_mb < 1) chunk_mb = 1;
     if (chunk_mb > 4096) chunk_mb = 4096;

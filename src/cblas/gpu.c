@@ -791,18 +791,18 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const char **wha
     if (nb <= 0) nb = round_up(max64(((int64_t)1 << 21) / max64(m, 1), (n + 15) / 16), 128);
     j->nb = nb = min64(max64(nb, 1), n);
     j->npan = (n + nb - 1) / nb;
-    /* Phase 1 (beta == 0 only: C is not read): MINIBLAS_CBLAS_NSLAB (8) k-slabs of k/16 over
+    /* Phase 1 (beta == 0 only: C is not read): MINIBLAS_CBLAS_NSLAB (4) k-slabs of k/16 over
      * the whole of C, at most half of k. */
     if (g->beta == 0 && (j->a_staged || j->b_staged)) {
         int64_t ks = mbc_cfg.kslab;
         if (ks < 0) ks = k >= 2048 && m >= 1024 && n >= 1024 ? k / 16 / 64 * 64 : 0;
         if (ks > 0 && ks <= k / 2) j->ks = ks, j->nslab = min64(mbc_cfg.nslab, k / (2 * ks));
     }
-    /* Phase 2's A: after a phase 1, in one block (the slabs' gemms keep the GPU busy while it
-     * is packed, and each B panel then gets one gemm over all rows of C, which fills the GPU);
-     * without, in 4 row blocks so that gemms start before all of A is across. */
+    /* A in 4 row blocks, so that gemms start before all of A is across. (Session 4 tried one
+     * block after 8 slabs, so that each B panel gets one full-height gemm: sgemm 4096 on host
+     * pointers 7.1-7.8 ms against 6.2-6.7; docs/cblas.md.) */
     j->nblk = 1, j->mb = m;
-    if (j->a_staged && m >= 512 && j->nslab == 0) {
+    if (j->a_staged && m >= 512) {
         j->mb = round_up((m + 3) / 4, 64);
         j->nblk = (m + j->mb - 1) / j->mb;
     }
