@@ -35,6 +35,19 @@ static void cublas_check(cublasStatus_t s, const char *what) {
     }
 }
 
+/* cuBLAS FP32 SGEMM (default math: no TF32), NN, C = A B into dC (NaN-poisoned first) and hC. */
+static void cublas_sgemm_nn(cublasHandle_t cb, int m, int n, int k, const float *dA,
+                            const float *dB, float *dC, float *hC) {
+    const float onef = 1.0f, zerof = 0.0f;
+    size_t mn = (size_t)m * n;
+    MBT_CUDA(cudaMemset(dC, 0xff, mn * sizeof(float)));
+    cublas_check(cublasSgemm(cb, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &onef, dA, m, dB, k, &zerof,
+                             dC, m),
+                 "cublasSgemm");
+    mbt_device_sync();
+    mbt_d2h(hC, dC, mn * sizeof(float));
+}
+
 /* uniform [-1, 1), or u * 2^e with e uniform in [-10, 10] (wide). */
 static void fill(float *x, size_t n, int wide) {
     for (size_t i = 0; i < n; ++i) {
@@ -122,14 +135,7 @@ static void one_case(miniblas_handle_t h, cublasHandle_t cb, int m, int n, int k
     mbt_device_sync();
     mbt_d2h(ref, dCd, mn * sizeof(double));
 
-    /* cuBLAS FP32 SGEMM (default math: no TF32). */
-    const float onef = 1.0f, zerof = 0.0f;
-    MBT_CUDA(cudaMemset(dC, 0xff, mn * sizeof(float)));
-    cublas_check(cublasSgemm(cb, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &onef, dA, m, dB, k, &zerof,
-                             dC, m),
-                 "cublasSgemm");
-    mbt_device_sync();
-    mbt_d2h(hC, dC, mn * sizeof(float));
+    cublas_sgemm_nn(cb, m, n, k, dA, dB, dC, hC);
     double m_s, m_x3, m_tf;
     double e_s = rel_frob(hC, ref, mn, &m_s);
 
@@ -230,13 +236,7 @@ static void special_case(miniblas_handle_t h, cublasHandle_t cb, int hopper) {
     mbt_h2d(dB, hB, kn * sizeof(float));
     char first[160] = "";
 
-    const float onef = 1.0f, zerof = 0.0f;
-    MBT_CUDA(cudaMemset(dC, 0xff, mn * sizeof(float)));
-    cublas_check(cublasSgemm(cb, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &onef, dA, m, dB, k, &zerof,
-                             dC, m),
-                 "cublasSgemm");
-    mbt_device_sync();
-    mbt_d2h(hC, dC, mn * sizeof(float));
+    cublas_sgemm_nn(cb, m, n, k, dA, dB, dC, hC);
     int bad = special_mismatches(hC, ref, bound, mn, first, sizeof first);
     printf("%-34s cublas_sgemm: %d mismatches%s%s\n", kase, bad, bad ? ", first " : "", first);
 

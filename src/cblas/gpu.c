@@ -9,7 +9,7 @@
  * everything at process exit.
  *
  * Host pointers are pageable in general, and pageable cudaMemcpy runs at ~7 GB/s against
- * 55 GB/s pinned, so operands are packed by host threads (OpenMP) into pinned chunks and
+ * 55 GB/s pinned, so operands are packed by host threads (copypool.c) into pinned chunks and
  * DMA'd from there; a chunk is reused once the event recorded after its copy has completed.
  * Those copies (and the unpacking of C) may use streaming stores (stream_copy.h,
  * MINIBLAS_CBLAS_STREAM_STORES): no read-for-ownership of a destination the CPU will not read.
@@ -228,8 +228,8 @@ static double now_ms(void) {
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
 
-/* Threads for one host copy: all of them from a few MB on (the staging rate needs ~8 threads;
- * gemm's pieces at n = 4096 are 4-6 MB), at least 512 KB each. */
+/* Threads for one host copy: all of them from a few MB on (the staging rate needs 8-16
+ * threads; gemm's pieces at n = 4096 are 4-6 MB), at least 512 KB each. */
 static int copy_threads(size_t bytes) {
     if (bytes < (size_t)MB || mbc_cfg.copy_threads <= 1) return 1;
     size_t t = bytes / (512 * (size_t)1024);
