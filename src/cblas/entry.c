@@ -100,6 +100,8 @@ static void init_once(void) {
     else if (mbc_cfg.kslab < 0) mbc_cfg.kslab = -1; /* automatic */
     mbc_cfg.nslab = env_int("MINIBLAS_CBLAS_NSLAB", 4);
     if (mbc_cfg.nslab < 1 || mbc_cfg.nslab > 64) mbc_cfg.nslab = 4;
+    mbc_cfg.ablocks = env_int("MINIBLAS_CBLAS_ABLOCKS", 4);
+    if (mbc_cfg.ablocks < 1 || mbc_cfg.ablocks > 64) mbc_cfg.ablocks = 4;
     int64_t chunk_mb = env_int("MINIBLAS_CBLAS_CHUNK_MB", 64);
     if (chunk_mb < 1) chunk_mb = 1;
     if (chunk_mb > 4096) chunk_mb = 4096;

@@ -798,12 +798,11 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const char **wha
         if (ks < 0) ks = k >= 2048 && m >= 1024 && n >= 1024 ? k / 16 / 64 * 64 : 0;
         if (ks > 0 && ks <= k / 2) j->ks = ks, j->nslab = min64(mbc_cfg.nslab, k / (2 * ks));
     }
-    /* A in 4 row blocks, so that gemms start before all of A is across. (Session 4 tried one
-     * block after 8 slabs, so that each B panel gets one full-height gemm: sgemm 4096 on host
-     * pointers 7.1-7.8 ms against 6.2-6.7; docs/cblas.md.) */
+    /* A in MINIBLAS_CBLAS_ABLOCKS (4) row blocks, so that gemms start before all of A is
+     * across; 1: one block, so each B panel gets one full-height gemm (docs/cblas.md). */
     j->nblk = 1, j->mb = m;
-    if (j->a_staged && m >= 512) {
-        j->mb = round_up((m + 3) / 4, 64);
+    if (j->a_staged && m >= 512 && mbc_cfg.ablocks > 1) {
+        j->mb = round_up((m + mbc_cfg.ablocks - 1) / mbc_cfg.ablocks, 64);
         j->nblk = (m + j->mb - 1) / j->mb;
     }
     int64_t k1 = j->ks * j->nslab, kr = k - k1;
