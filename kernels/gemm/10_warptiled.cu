@@ -40,12 +40,6 @@
  * 3 stages): 128 registers (2 blocks/SM); float NN/NT/TT spill 16-80 bytes, only in the guarded
  * edge-tile loader (the k-loop's fast path has no local-memory access); dynamic shared memory
  * 33.0 KB float, 36.75 KB double.
- * Options for the dgemm target (issue #3; NOT yet measured, rows in perf/sweep/sweep_simt_d.cu):
- * RB = 2 loads the next k-step's fragments into a second set of registers while the FMAs of this
- * one issue, across the k-tile barrier too (ptxas already overlaps the steps inside a k-tile,
- * but every barrier left the FMA pipe idle for the first step's loads); LMAP = 1 undoes the lane
- * interleave, to measure whether sm_90 packs the LDS.128 returns at all. Both 8x8 double tiles
- * take 250-255 registers with RB = 2 (1 block of 8 warps, or 2 of 4, per SM).
  */
 #ifndef MB_GEMM_WARPTILED_CU
 #define MB_GEMM_WARPTILED_CU
@@ -57,17 +51,12 @@
  * tile, group s multiplying the k-columns [s*BK/KS, (s+1)*BK/KS) of every shared k-tile; at the
  * end groups 1..KS-1 hand their accumulators to group 0 through shared memory, which adds them in
  * a fixed order (deterministic) and writes C. KS times the warps per block for the same tile:
- * more warps per SM when C has too few tiles to fill the GPU, with no workspace.
- * Two options, so far only in perf/sweep's rows (their defaults are the kernel as it was, and
- * compile to the same code): RB = 2 double-buffers the fragments in registers (see the k-loop),
- * LMAP = 1 keeps the plain lane map (see the lane map). */
+ * more warps per SM when C has too few tiles to fill the GPU, with no workspace. */
 template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_, int MINB_,
-          int KS_ = 1, int RB_ = 1, int LMAP_ = 0>
+          int KS_ = 1>
 struct mb_wt_cfg {
     static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, TM = TM_, TN = TN_;
     static constexpr int STAGES = STAGES_, MINB = MINB_, KS = KS_;
-    static constexpr int RB = RB_;     /* fragment register buffers: 1 or 2 (see the k-loop) */
-    static constexpr int LMAP = LMAP_; /* lane -> (lm, ln): 0 interleaved, 1 plain (see below) */
     static constexpr int NTS = (BM / WM) * (BN / WN) * 32; /* threads of one k-slice */
     static constexpr int NT = NTS * KS;
 };
@@ -79,24 +68,6 @@ template <typename T, typename CFG> static inline size_t mb_wt_smem_bytes() {
     const size_t ring = (size_t)CFG::STAGES * CFG::BK * ((CFG::BM + V) + (CFG::BN + V)) * sizeof(T);
     const size_t red = (size_t)(CFG::KS - 1) * CFG::BM * CFG::BN * sizeof(T);
     return ring > red ? ring : red;
-}
-
-/* One k-step of the thread tile: load this thread's TM values of A and TN of B (runs of V
- * spaced LM*V, resp. LN*V, apart, from as/bs = its first run at that k), and the outer product. */
-template <typename T, int TM, int TN, int LM, int LN>
-__device__ __forceinline__ void mb_wt_frag(T *a, T *b, const T *as, const T *bs) {
-    constexpr int V = 16 / sizeof(T);
-#pragma unroll
-    for (int x = 0; x < TM; x += V) mb_lds16(a + x, as + x * LM);
-#pragma unroll
-    for (int y = 0; y < TN; y += V) mb_lds16(b + y, bs + y * LN);
-}
-template <typename T, int TM, int TN>
-__device__ __forceinline__ void mb_wt_fma(T (&acc)[TM][TN], const T *a, const T *b) {
-#pragma unroll
-    for (int x = 0; x < TM; ++x)
-#pragma unroll
-        for (int y = 0; y < TN; ++y) acc[x][y] += a[x] * b[y];
 }
 
 template <typename T, bool TA, bool TB, typename CFG>
@@ -112,8 +83,6 @@ __global__ void __launch_bounds__(CFG::NT, CFG::MINB) gemm_warptiled_kernel(mb_g
     static_assert(TM % V == 0 && TN % V == 0 && BM % WM == 0 && BN % WN == 0, "tile shapes");
     static_assert(STAGES >= 2, "at least double buffering");
     static_assert(KS >= 1 && BK % KS == 0, "k-slices must split BK evenly");
-    static_assert(CFG::RB == 1 || (CFG::RB == 2 && BKS % 2 == 0), "RB 1, or 2 with BK/KS even");
-    static_assert(CFG::LMAP == 0 || CFG::LMAP == 1, "lane map 0 or 1");
 
     extern __shared__ __align__(16) unsigned char mb_smem[];
     T *As = (T *)mb_smem;                 /* STAGES x [BK][LDA_S] */
@@ -127,10 +96,9 @@ __global__ void __launch_bounds__(CFG::NT, CFG::MINB) gemm_warptiled_kernel(mb_g
      * 2-4 the rest. A 16-byte shared load returns 4 registers per lane, i.e. 4 cycles of the
      * 128-byte/cycle shared-memory return path per warp, unless every pair (n, n^1) or every pair
      * (n, n^2) of lanes has the same address: then the returns are packed and it takes 2. With
-     * plain lm = lane % LM, ln = lane / LM only the B loads met that rule; LMAP = 1 keeps that
-     * plain map, so that the sweep can tell whether sm_90 packs at all. */
-    const int lm = CFG::LMAP == 1 ? lane % LM : (lane & 1) | (((lane >> 2) % (LM / 2)) << 1);
-    const int ln = CFG::LMAP == 1 ? lane / LM : ((lane >> 1) & 1) | (((lane >> 2) / (LM / 2)) << 1);
+     * plain lm = lane % LM, ln = lane / LM only the B loads met that rule. */
+    const int lm = (lane & 1) | (((lane >> 2) % (LM / 2)) << 1);
+    const int ln = ((lane >> 1) & 1) | (((lane >> 2) / (LM / 2)) << 1);
     /* shared offsets of this thread's first run of A and of B (add x*LM, y*LN for run x, y) */
     const int a_off = wm * WM + lm * V, b_off = wn * WN + ln * V;
     const int ks_off = slice * BKS; /* first k-column of this thread's slice in a shared tile */
@@ -152,81 +120,47 @@ __global__ void __launch_bounds__(CFG::NT, CFG::MINB) gemm_warptiled_kernel(mb_g
 #pragma unroll
             for (int y = 0; y < TN; ++y) acc[x][y] = 0;
 
-        /* Issue the cp.async copies of k-tile kt into ring stage st (one commit group). */
-        auto copy_ktile = [&](int st, int64_t kt) {
-            const int rem_k = mb_rem(g.k, kt * BK, BK);
-            mb_load_tile_async<T, !TA, BM, BK, NT, LDA_S>(As + st * BK * LDA_S, Ab + kt * stepA,
-                                                          g.lda, rem_m, rem_k, g.vecA, tid);
-            mb_load_tile_async<T, TB, BN, BK, NT, LDB_S>(Bs + st * BK * LDB_S, Bb + kt * stepB,
-                                                         g.ldb, rem_n, rem_k, g.vecB, tid);
-        };
         /* prologue: tiles 0 .. STAGES-2 in flight, one commit group each (possibly empty) */
 #pragma unroll
         for (int s = 0; s < STAGES - 1; ++s) {
-            if (s < ktiles) copy_ktile(s, s);
+            if (s < ktiles) {
+                const int rem_k = mb_rem(g.k, (int64_t)s * BK, BK);
+                mb_load_tile_async<T, !TA, BM, BK, NT, LDA_S>(As + s * BK * LDA_S, Ab + s * stepA,
+                                                              g.lda, rem_m, rem_k, g.vecA, tid);
+                mb_load_tile_async<T, TB, BN, BK, NT, LDB_S>(Bs + s * BK * LDB_S, Bb + s * stepB,
+                                                             g.ldb, rem_n, rem_k, g.vecB, tid);
+            }
             mb_cp_async_commit();
         }
         int rd = 0, wr = STAGES - 1; /* ring positions: stage read at kt, stage written */
-        if (CFG::RB == 1) {
-            /* One barrier per k-tile; the fragments of each k-step are loaded just before its
-             * FMAs (ptxas hoists the loads of step p+1 into the FMAs of step p as far as
-             * registers allow, but not across the barrier). */
-            for (int64_t kt = 0; kt < ktiles; ++kt) {
-                mb_cp_async_wait<STAGES - 2>(); /* group kt (this thread's) complete */
-                __syncthreads();                /* all threads' copies landed; stage wr is free */
-                const int64_t nk = kt + STAGES - 1;
-                if (nk < ktiles) copy_ktile(wr, nk);
-                mb_cp_async_commit();
-                const T *as = As + (rd * BK + ks_off) * LDA_S + a_off;
-                const T *bs = Bs + (rd * BK + ks_off) * LDB_S + b_off;
-#pragma unroll
-                for (int p = 0; p < BKS; ++p) {
-                    T a[TM], b[TN];
-                    mb_wt_frag<T, TM, TN, LM, LN>(a, b, as + p * LDA_S, bs + p * LDB_S);
-                    mb_wt_fma<T, TM, TN>(acc, a, b);
-                }
-                rd = rd + 1 == STAGES ? 0 : rd + 1;
-                wr = wr + 1 == STAGES ? 0 : wr + 1;
+        for (int64_t kt = 0; kt < ktiles; ++kt) {
+            mb_cp_async_wait<STAGES - 2>(); /* group kt (this thread's) complete */
+            __syncthreads();                /* all threads' copies landed; stage wr is free */
+            const int64_t nk = kt + STAGES - 1;
+            if (nk < ktiles) {
+                const int rem_k = mb_rem(g.k, nk * BK, BK);
+                mb_load_tile_async<T, !TA, BM, BK, NT, LDA_S>(As + wr * BK * LDA_S, Ab + nk * stepA,
+                                                              g.lda, rem_m, rem_k, g.vecA, tid);
+                mb_load_tile_async<T, TB, BN, BK, NT, LDB_S>(Bs + wr * BK * LDB_S, Bb + nk * stepB,
+                                                             g.ldb, rem_n, rem_k, g.vecB, tid);
             }
-        } else {
-            /* RB = 2, register double buffering (as CUTLASS's SIMT main loop): the fragments of
-             * step p+1 are loaded into the other register buffer before the FMAs of step p, and
-             * the barrier moves to the last step of the k-tile, where the fragments of the NEXT
-             * k-tile's step 0 are loaded right after it: the FMAs of the last step then cover
-             * the barrier and the load latency that RB = 1 leaves exposed at every k-tile. Same
-             * single barrier per k-tile; it also makes stage rd free (all its fragments are
-             * read before it), so the copies into it can start at the next k-tile's top. */
-            T a[2][TM], b[2][TN];
-            mb_cp_async_wait<STAGES - 2>(); /* k-tile 0 landed */
-            __syncthreads();
-            if (ktiles > 0)
-                mb_wt_frag<T, TM, TN, LM, LN>(a[0], b[0], As + ks_off * LDA_S + a_off,
-                                              Bs + ks_off * LDB_S + b_off);
-            for (int64_t kt = 0; kt < ktiles; ++kt) {
-                const int64_t nk = kt + STAGES - 1;
-                if (nk < ktiles) copy_ktile(wr, nk);
-                mb_cp_async_commit();
-                const int rn = rd + 1 == STAGES ? 0 : rd + 1; /* stage of k-tile kt+1 */
-                const T *as = As + (rd * BK + ks_off) * LDA_S + a_off;
-                const T *bs = Bs + (rd * BK + ks_off) * LDB_S + b_off;
+            mb_cp_async_commit();
+            const T *as = As + (rd * BK + ks_off) * LDA_S + a_off;
+            const T *bs = Bs + (rd * BK + ks_off) * LDB_S + b_off;
 #pragma unroll
-                for (int p = 0; p < BKS; ++p) {
-                    const int q = (p + 1) % 2; /* buffer of step p+1 (BKS even: 0 at p = BKS-1) */
-                    if (p + 1 < BKS) {
-                        mb_wt_frag<T, TM, TN, LM, LN>(a[q], b[q], as + (p + 1) * LDA_S,
-                                                      bs + (p + 1) * LDB_S);
-                    } else if (kt + 1 < ktiles) {
-                        mb_cp_async_wait<STAGES - 2>(); /* group kt+1 (this thread's) complete */
-                        __syncthreads(); /* k-tile kt+1 landed; stage rd fully read */
-                        mb_wt_frag<T, TM, TN, LM, LN>(a[q], b[q],
-                                                      As + (rn * BK + ks_off) * LDA_S + a_off,
-                                                      Bs + (rn * BK + ks_off) * LDB_S + b_off);
-                    }
-                    mb_wt_fma<T, TM, TN>(acc, a[p % 2], b[p % 2]);
-                }
-                rd = rn;
-                wr = wr + 1 == STAGES ? 0 : wr + 1;
+            for (int p = 0; p < BKS; ++p) {
+                T a[TM], b[TN];
+#pragma unroll
+                for (int x = 0; x < TM; x += V) mb_lds16(a + x, as + p * LDA_S + x * LM);
+#pragma unroll
+                for (int y = 0; y < TN; y += V) mb_lds16(b + y, bs + p * LDB_S + y * LN);
+#pragma unroll
+                for (int x = 0; x < TM; ++x)
+#pragma unroll
+                    for (int y = 0; y < TN; ++y) acc[x][y] += a[x] * b[y];
             }
+            rd = rd + 1 == STAGES ? 0 : rd + 1;
+            wr = wr + 1 == STAGES ? 0 : wr + 1;
         }
         __syncthreads(); /* the next tile's prologue overwrites the ring */
 

@@ -24,12 +24,3 @@ template <typename T, class CFG> static cudaError_t sw_wt_info(cudaFuncAttribute
      &sw_wt_info<T, mb_wt_cfg<BM, BN, BK, WM, WN, TM, TN, ST, MB, KS>>,                         \
      mb_wt_smem_bytes<T, mb_wt_cfg<BM, BN, BK, WM, WN, TM, TN, ST, MB, KS>>(),                  \
      mb_wt_cfg<BM, BN, BK, WM, WN, TM, TN, ST, MB, KS>::NT}
-/* The same with the kernel options RB (fragment register buffers, 1 or 2) and LMAP (lane map,
- * 0 interleaved, 1 plain) of 10_warptiled.cu; the name gets "/r<RB>/l<LMAP>". */
-#define SW_WTX(T, BM, BN, BK, WM, WN, TM, TN, ST, MB, KS, RB, LM, note)                          \
-    {#BM "x" #BN "x" #BK "/w" #WM "x" #WN "/t" #TM "x" #TN "/s" #ST "/b" #MB "/k" #KS "/r" #RB  \
-     "/l" #LM, note,                                                                             \
-     &sw_wt_launch<T, mb_wt_cfg<BM, BN, BK, WM, WN, TM, TN, ST, MB, KS, RB, LM>>,               \
-     &sw_wt_info<T, mb_wt_cfg<BM, BN, BK, WM, WN, TM, TN, ST, MB, KS, RB, LM>>,                 \
-     mb_wt_smem_bytes<T, mb_wt_cfg<BM, BN, BK, WM, WN, TM, TN, ST, MB, KS, RB, LM>>(),          \
-     mb_wt_cfg<BM, BN, BK, WM, WN, TM, TN, ST, MB, KS, RB, LM>::NT}
