@@ -331,6 +331,32 @@ def gemm_tables(rows_all, order, ptx, overrides, sizes, conf=None):
     return "\n\n".join(out)
 
 
+def gemm_cell(rows, overrides, op, trans, s, rung, notes):
+    """One gemm table cell: the rung's rate and its % of cuBLAS ("*": cuBLAS's rate from
+    another run, explained by a line appended to notes), and for a reduced-precision rung its
+    fraction of cuBLAS TF32; "-" where the rung has no row."""
+    r = cell_row(rows, op, s) or {}
+    if rung not in r:
+        return "-"
+    rate = float(r[rung]["rate"])
+    cb, over = cublas_rate(rows, overrides, op, s)
+    txt = fmt_rate(rate, "GFLOP/s")
+    if cb and rung != "cublas":
+        txt += " (%s%s" % (pct(rate / cb), "*" if over else "")
+        if "reduced precision" in r[rung]["note"]:
+            t32, _ = cublas_rate(rows, overrides, op, s, "cublas_tf32")
+            if t32:
+                txt += "; %s of TF32" % pct(rate / t32)
+        txt += ")"
+    elif rung == "cublas" and over:
+        txt += " [%s*]" % fmt_rate(cb, "GFLOP/s")
+        where = "n=%d" % side(s) if is_square(s) else s
+        notes.append("* " + trans + " %s: %% of cuBLAS against cuBLAS's %s TFLOP/s taken from "
+                     "another run (--cublas-from); this run measured %s." %
+                     (where, fmt_rate(cb, "GFLOP/s"), txt.split(" ")[0]))
+    return txt
+
+
 def gemm_tables_one(rows, order, ptx, overrides, sizes, conf, op, trans):
     out = []
     if True:
@@ -350,26 +376,7 @@ def gemm_tables_one(rows, order, ptx, overrides, sizes, conf, op, trans):
         for rung in order[op]:
             line = ["**%s**" % rung if rung in REF_RUNGS else rung]
             for s in sq:
-                r = cell_row(rows, op, s) or {}
-                if rung not in r:
-                    line.append("-")
-                    continue
-                rate = float(r[rung]["rate"])
-                cb, over = cublas_rate(rows, overrides, op, s)
-                txt = fmt_rate(rate, "GFLOP/s")
-                if cb and rung != "cublas":
-                    txt += " (%s%s" % (pct(rate / cb), "*" if over else "")
-                    if "reduced precision" in r[rung]["note"]:
-                        t32, _ = cublas_rate(rows, overrides, op, s, "cublas_tf32")
-                        if t32:
-                            txt += "; %s of TF32" % pct(rate / t32)
-                    txt += ")"
-                elif rung == "cublas" and over:
-                    txt += " [%s*]" % fmt_rate(cb, "GFLOP/s")
-                    notes.append("* " + trans + " n=%d: %% of cuBLAS against cuBLAS's %s TFLOP/s taken from "
-                                 "another run (--cublas-from); this run measured %s." %
-                                 (side(s), fmt_rate(cb, "GFLOP/s"), txt.split(" ")[0]))
-                line.append(txt)
+                line.append(gemm_cell(rows, overrides, op, trans, s, rung, notes))
             r = cell_row(rows, op, big) or {}
             fc = r.get(rung, {}).get("fraction_ceiling", "") if rung in r else ""
             line.append(pct(float(fc)) if fc else "-")
@@ -387,23 +394,17 @@ def gemm_tables_one(rows, order, ptx, overrides, sizes, conf, op, trans):
         # other shapes
         other = [s for s in shapes_of(rows, op) if not is_square(s)]
         if other:
+            notes = []
             head = ["rung"] + ["%s TF/s (%% cuBLAS)" % s for s in other]
             body = []
             for rung in order[op]:
                 line = ["**%s**" % rung if rung in REF_RUNGS else rung]
                 for s in other:
-                    r = cell_row(rows, op, s) or {}
-                    if rung not in r:
-                        line.append("-")
-                        continue
-                    rate = float(r[rung]["rate"])
-                    cb, _ = cublas_rate(rows, overrides, op, s)
-                    txt = fmt_rate(rate, "GFLOP/s")
-                    if cb and rung != "cublas":
-                        txt += " (%s)" % pct(rate / cb)
-                    line.append(txt)
+                    line.append(gemm_cell(rows, overrides, op, trans, s, rung, notes))
                 body.append(line)
             out.append("#### %s, %s, other shapes (m x n x k)\n\n%s" % (op, trans, table(head, body)))
+            if notes:
+                out.append("\n".join(sorted(set(notes))))
     return "\n\n".join(out)
 
 
