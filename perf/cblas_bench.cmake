@@ -8,21 +8,13 @@
 # layer's public include directories (OpenBLAS's cblas.h, as the layer itself is compiled with).
 if(TARGET miniblas_cblas AND EXISTS ${CMAKE_CURRENT_LIST_DIR}/miniblas-cblas-bench.c)
   find_package(Threads REQUIRED)
-  # The OpenBLAS found at configure time: the fallback when libopenblas.so.0 does not load
-  # (e.g. OpenBLAS from .device-deps on the GPU machine); the same rule as src/cblas.
-  set(_mcb_cpu_blas "")
-  if(OPENBLAS_LINK_LIBRARIES)
-    list(GET OPENBLAS_LINK_LIBRARIES 0 _mcb_cpu_blas)
-  elseif(OPENBLAS_LIBRARY)
-    set(_mcb_cpu_blas ${OPENBLAS_LIBRARY})
-  endif()
   add_executable(miniblas-cblas-bench ${CMAKE_CURRENT_LIST_DIR}/miniblas-cblas-bench.c)
   target_include_directories(miniblas-cblas-bench PRIVATE
     $<TARGET_PROPERTY:miniblas_cblas,INTERFACE_INCLUDE_DIRECTORIES>)
   target_link_libraries(miniblas-cblas-bench PRIVATE miniblas CUDA::cublas CUDA::cudart
                         Threads::Threads ${CMAKE_DL_LIBS} m)
   target_compile_definitions(miniblas-cblas-bench PRIVATE
-    MCB_CBLAS_LIB="$<TARGET_FILE:miniblas_cblas>" MCB_CPU_BLAS="${_mcb_cpu_blas}")
+    MCB_CBLAS_LIB="$<TARGET_FILE:miniblas_cblas>" MCB_CPU_BLAS="${MINIBLAS_CPU_BLAS_PATH}")
   target_compile_options(miniblas-cblas-bench PRIVATE -Wall -Wextra)
   add_dependencies(miniblas-cblas-bench miniblas_cblas) # loaded at run time, built with it
 endif()
