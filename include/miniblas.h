@@ -81,7 +81,9 @@ const char *miniblas_status_string(miniblas_status_t status);
 
 /* ---- handle ---- */
 /* Binds the handle to the current CUDA device and to the default stream (0); allocates the
- * handle's workspace (reduction partials, pinned result slot) once, here. Reads the
+ * handle's workspaces (reduction partials, 16 MiB for gemm's split-K partial sums, pinned
+ * result slot) once, here; calls use them in the handle's stream order (miniblas_set_stream
+ * makes the new stream wait for the work queued on the old one). Reads the
  * environment (MINIBLAS_<OP>=rung, MINIBLAS_MATH_MODE) once, here. */
 miniblas_status_t miniblas_create(miniblas_handle_t *handle);
 miniblas_status_t miniblas_destroy(miniblas_handle_t handle);

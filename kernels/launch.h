@@ -6,7 +6,9 @@
  *   - matrices are COLUMN-MAJOR (row-major calls were turned into column-major ones by
  *     swapping operands / dimensions);
  *   - gemm: m, n, k >= 1 and alpha != 0 (alpha == 0 or k == 0 is handled by mb_gemm_scale);
- *     beta == 0 means C must not be read;
+ *     beta == 0 means C must not be read; `work` (work_bytes bytes of device memory, may be
+ *     NULL) is the handle's gemm workspace, free for the launch's own use in stream order
+ *     (split-K partial sums, kernels/gemm/splitk.cuh);
  *   - omatcopy: rows, cols >= 1; A and B do not overlap;
  *   - reductions: n >= 1; x (and y) point at LOGICAL element 0 and element i lives at
  *     x[i * incx], with incx possibly negative (dot) or zero (dot); asum has incx >= 1.
@@ -40,6 +42,8 @@ typedef struct mb_gemm_args {
     int64_t ldb;
     void *C;
     int64_t ldc;
+    void *work;         /* gemm workspace (NULL: none) */
+    size_t work_bytes;
 } mb_gemm_args;
 
 typedef struct mb_omatcopy_args {
@@ -79,6 +83,9 @@ typedef struct mb_rung {
 
 /* Workspace every handle owns (device), for reduction partials and counters. */
 #define MB_WORK_BYTES ((size_t)1 << 20)
+/* The gemm workspace of a handle (split-K partial sums): 16 MiB holds, e.g., one 8192 x 128
+ * FP32 slab with room to spare (cuBLAS keeps 32 MiB on Hopper). */
+#define MB_GEMM_WORK_BYTES ((size_t)16 << 20)
 
 /* One table per op, defined in kernels/<family>/rungs.c, in ladder order. */
 extern const mb_rung mb_sgemm_rungs[];

@@ -51,6 +51,7 @@ void mb_clear_error(struct miniblas_context *h) {
 
 static void release(struct miniblas_context *h) {
     if (h->work) cudaFree(h->work);
+    if (h->gemm_work) cudaFree(h->gemm_work);
     if (h->result_dev) cudaFree(h->result_dev);
     if (h->result_host) cudaFreeHost(h->result_host);
     free(h);
@@ -68,6 +69,7 @@ miniblas_status_t miniblas_create(miniblas_handle_t *out) {
         e = cudaDeviceGetAttribute(&h->cc_minor, cudaDevAttrComputeCapabilityMinor, h->device);
     if (e == cudaSuccess) e = cudaMalloc(&h->work, MB_WORK_BYTES);
     if (e == cudaSuccess) e = cudaMemset(h->work, 0, MB_WORK_BYTES);
+    if (e == cudaSuccess) e = cudaMalloc(&h->gemm_work, MB_GEMM_WORK_BYTES);
     if (e == cudaSuccess) e = cudaMalloc(&h->result_dev, 16);
     if (e == cudaSuccess) e = cudaMallocHost(&h->result_host, 16);
     if (e == cudaSuccess) e = cudaDeviceSynchronize();
@@ -98,8 +100,22 @@ miniblas_status_t miniblas_destroy(miniblas_handle_t h) {
     return MINIBLAS_STATUS_SUCCESS;
 }
 
+/* Work already queued on the old stream may still use the workspaces: the new stream waits
+ * for it (an event, no host synchronisation). */
 miniblas_status_t miniblas_set_stream(miniblas_handle_t h, cudaStream_t stream) {
     if (!h) return MINIBLAS_STATUS_NOT_INITIALIZED;
+    mb_clear_error(h);
+    if (stream == h->stream) return MINIBLAS_STATUS_SUCCESS;
+    int prev = -1;
+    cudaGetDevice(&prev);
+    cudaEvent_t ev = NULL;
+    cudaError_t e = prev == h->device ? cudaSuccess : cudaSetDevice(h->device);
+    if (e == cudaSuccess) e = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
+    if (e == cudaSuccess) e = cudaEventRecord(ev, h->stream);
+    if (e == cudaSuccess) e = cudaStreamWaitEvent(stream, ev, 0);
+    if (ev) cudaEventDestroy(ev); /* released once the wait is satisfied */
+    if (prev >= 0 && prev != h->device) cudaSetDevice(prev);
+    if (e != cudaSuccess) return mb_cuda_fail(h, e, "miniblas_set_stream (ordering after the old stream)");
     h->stream = stream;
     return MINIBLAS_STATUS_SUCCESS;
 }

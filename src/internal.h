@@ -26,6 +26,7 @@ struct miniblas_context {
     char err[512];
     int err_param;
     void *work;                      /* device workspace, MB_WORK_BYTES, zero-filled */
+    void *gemm_work;                 /* device workspace of gemm, MB_GEMM_WORK_BYTES */
     void *result_dev;                /* device slot for host-result reductions */
     void *result_host;               /* pinned host slot for the same */
 };

@@ -243,10 +243,11 @@ __device__ __forceinline__ void wg_flush64(float (&acc)[64], float (&t)[64]) {
 /* ---------------------------------------------------------------------------------------
  * The kernel. One block per 128x128 tile of C (grid-stride past the grid limit).
  * ------------------------------------------------------------------------------------- */
-template <bool AKC, bool BKC>
+template <bool AKC, bool BKC, bool SPLIT>
 __global__ void __launch_bounds__(WG_THREADS, 1)
-    wg_tf32x3_kernel(mb_gemm_args p, bool a_vec, bool b_vec) {
+    wg_tf32x3_kernel(mb_gemm_args p, bool a_vec, bool b_vec, int64_t kc) {
 #if WG_SM90A
+    if (SPLIT) p = mb_splitk_part<float>(p, blockIdx.y, kc); /* split-K: this block's slice */
     constexpr int S = WG_STAGES;
     constexpr int AE = wg_cfg::a_elems(AKC), BE = wg_cfg::b_elems(BKC);
     extern __shared__ __align__(128) unsigned char wg_smem[];
@@ -357,6 +358,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     (void)p;
     (void)a_vec;
     (void)b_vec;
+    (void)kc;
 #ifdef __CUDA_ARCH__
     __trap();
 #endif
@@ -366,18 +368,25 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
 /* ---------------------------------------------------------------------------------------
  * Launcher: transpose instantiation, 16-byte copy eligibility, dynamic shared memory.
  * ------------------------------------------------------------------------------------- */
-template <bool AKC, bool BKC>
-static cudaError_t wg_launch_t(const mb_gemm_args *p, cudaStream_t s) {
+template <bool AKC, bool BKC, bool SPLIT>
+static cudaError_t wg_launch_s(const mb_gemm_args *p, mb_splitk sp, cudaStream_t s) {
     const size_t smem = wg_smem_bytes(AKC, BKC);
-    cudaError_t e = cudaFuncSetAttribute(wg_tf32x3_kernel<AKC, BKC>,
+    cudaError_t e = cudaFuncSetAttribute(wg_tf32x3_kernel<AKC, BKC, SPLIT>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (e != cudaSuccess) return e;
     const bool a_vec = ((uintptr_t)p->A % 16 == 0) && ((p->lda * (int64_t)sizeof(float)) % 16 == 0);
     const bool b_vec = ((uintptr_t)p->B % 16 == 0) && ((p->ldb * (int64_t)sizeof(float)) % 16 == 0);
     const int64_t tiles = mb_cdiv(p->m, WG_BM) * mb_cdiv(p->n, WG_BN);
-    wg_tf32x3_kernel<AKC, BKC>
-        <<<mb_grid_dim(tiles, MB_GRID_X_MAX), WG_THREADS, smem, s>>>(*p, a_vec, b_vec);
-    return cudaGetLastError();
+    const dim3 grid(mb_grid_dim(tiles, MB_GRID_X_MAX), (unsigned)sp.S);
+    wg_tf32x3_kernel<AKC, BKC, SPLIT><<<grid, WG_THREADS, smem, s>>>(*p, a_vec, b_vec, sp.kc);
+    e = cudaGetLastError();
+    return e == cudaSuccess ? mb_splitk_finish<float>(p, sp, s) : e;
+}
+template <bool AKC, bool BKC>
+static cudaError_t wg_launch_t(const mb_gemm_args *p, cudaStream_t s) {
+    const mb_splitk sp =
+        mb_splitk_plan(p, mb_cdiv(p->m, WG_BM) * mb_cdiv(p->n, WG_BN), 1, WG_BK, sizeof(float));
+    return sp.S > 1 ? wg_launch_s<AKC, BKC, true>(p, sp, s) : wg_launch_s<AKC, BKC, false>(p, sp, s);
 }
 
 extern "C" cudaError_t mb_sgemm_wgmma_tf32x3(const void *a, cudaStream_t s) {

@@ -41,6 +41,7 @@
 
 #include <string.h> /* memcpy: the host bit casts of the CPU emulation */
 #include "../common/common.cuh"
+#include "splitk.cuh"
 
 #define TC_OP_DMMA 0
 #define TC_OP_TF32 1
@@ -787,10 +788,11 @@ __device__ __forceinline__ void tc_mainloop_f64_stream(double (&acc)[Cfg::MI][Cf
 /* ---------------------------------------------------------------------------------------
  * The kernel. One block per BM x BN tile of C (tiles beyond the grid are looped over).
  * ------------------------------------------------------------------------------------- */
-template <class Cfg, int OP, bool AKC, bool BKC>
+template <class Cfg, int OP, bool AKC, bool BKC, bool SPLIT>
 __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
-    tc_gemm_kernel(mb_gemm_args p, bool a_vec, bool b_vec) {
+    tc_gemm_kernel(mb_gemm_args p, bool a_vec, bool b_vec, int64_t kc) {
     typedef typename Cfg::T T;
+    if (SPLIT) p = mb_splitk_part<T>(p, blockIdx.y, kc); /* split-K: this block's slice */
     static_assert(OP == TC_OP_DMMA || (Cfg::DK == 4 && Cfg::PIPE == TC_PIPE_STEP2),
                   "DK and PIPE are FP64 options");
     const int64_t ntm = (p.m + Cfg::BM - 1) / Cfg::BM, ntn = (p.n + Cfg::BN - 1) / Cfg::BN;
@@ -914,19 +916,28 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
 /* ---------------------------------------------------------------------------------------
  * Launcher: picks the transpose instantiation, checks alignment for the 16-byte path.
  * ------------------------------------------------------------------------------------- */
-template <class Cfg, int OP, bool AKC, bool BKC>
-static cudaError_t tc_gemm_launch_t(const mb_gemm_args *p, cudaStream_t s) {
+template <class Cfg, int OP, bool AKC, bool BKC, bool SPLIT>
+static cudaError_t tc_gemm_launch_s(const mb_gemm_args *p, mb_splitk sp, cudaStream_t s) {
     typedef typename Cfg::T T;
     const size_t smem = Cfg::smem_bytes(AKC, BKC, OP == TC_OP_TF32X3);
-    cudaError_t e = cudaFuncSetAttribute(tc_gemm_kernel<Cfg, OP, AKC, BKC>,
+    cudaError_t e = cudaFuncSetAttribute(tc_gemm_kernel<Cfg, OP, AKC, BKC, SPLIT>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (e != cudaSuccess) return e;
     const bool a_vec = ((uintptr_t)p->A % 16 == 0) && ((p->lda * (int64_t)sizeof(T)) % 16 == 0);
     const bool b_vec = ((uintptr_t)p->B % 16 == 0) && ((p->ldb * (int64_t)sizeof(T)) % 16 == 0);
     const int64_t tiles = mb_cdiv(p->m, Cfg::BM) * mb_cdiv(p->n, Cfg::BN);
-    tc_gemm_kernel<Cfg, OP, AKC, BKC>
-        <<<mb_grid_dim(tiles, MB_GRID_X_MAX), Cfg::NTHREADS, smem, s>>>(*p, a_vec, b_vec);
-    return cudaGetLastError();
+    const dim3 grid(mb_grid_dim(tiles, MB_GRID_X_MAX), (unsigned)sp.S);
+    tc_gemm_kernel<Cfg, OP, AKC, BKC, SPLIT>
+        <<<grid, Cfg::NTHREADS, smem, s>>>(*p, a_vec, b_vec, sp.kc);
+    e = cudaGetLastError();
+    return e == cudaSuccess ? mb_splitk_finish<T>(p, sp, s) : e;
+}
+template <class Cfg, int OP, bool AKC, bool BKC>
+static cudaError_t tc_gemm_launch_t(const mb_gemm_args *p, cudaStream_t s) {
+    const int64_t tiles = mb_cdiv(p->m, Cfg::BM) * mb_cdiv(p->n, Cfg::BN);
+    const mb_splitk sp = mb_splitk_plan(p, tiles, Cfg::MIN_BLOCKS, Cfg::BK, sizeof(typename Cfg::T));
+    return sp.S > 1 ? tc_gemm_launch_s<Cfg, OP, AKC, BKC, true>(p, sp, s)
+                    : tc_gemm_launch_s<Cfg, OP, AKC, BKC, false>(p, sp, s);
 }
 
 template <class Cfg, int OP>

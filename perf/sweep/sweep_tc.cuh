@@ -8,12 +8,12 @@ template <class Cfg, int OP> static cudaError_t sw_tc_launch(const mb_gemm_args 
 }
 template <class Cfg, int OP> static cudaError_t sw_tc_info(cudaFuncAttributes *a, int *bps) {
     const size_t smem = Cfg::smem_bytes(false, true, OP == TC_OP_TF32X3);
-    cudaError_t e = cudaFuncSetAttribute(tc_gemm_kernel<Cfg, OP, false, true>,
+    cudaError_t e = cudaFuncSetAttribute(tc_gemm_kernel<Cfg, OP, false, true, false>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (e != cudaSuccess) return e;
-    e = cudaFuncGetAttributes(a, tc_gemm_kernel<Cfg, OP, false, true>);
+    e = cudaFuncGetAttributes(a, tc_gemm_kernel<Cfg, OP, false, true, false>);
     if (e != cudaSuccess) return e;
-    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(bps, tc_gemm_kernel<Cfg, OP, false, true>,
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(bps, tc_gemm_kernel<Cfg, OP, false, true, false>,
                                                          Cfg::NTHREADS, smem);
 }
 #define SW_TC(T, OP, BM, BN, BK, WM, WN, ST, MB, note)                                         \

@@ -1,0 +1,91 @@
+/*
+ * Split-K for the tensor-core rungs (12..15): when C has too few tiles to fill the GPU (the
+ * skinny shapes 8192x128x8192 and 128x8192x8192 have 64 tiles of 128x128 for 132 SMs), the k
+ * range is cut into S slices and the grid gets a second dimension: block (t, s) computes tile
+ * t over slice s. Slice 0 writes C as usual (alpha * partial + beta * C); slice s > 0 writes
+ * alpha * partial into slab s - 1 of the handle's gemm workspace (m x n, column-major, ld m);
+ * then one small kernel adds the slabs into C, in slice order (deterministic: the same
+ * inputs give the same bits every time).
+ * The kernels only change the problem they see (mb_splitk_part): the A and B origins move to
+ * the slice's first k, k becomes the slice's depth, and slices s > 0 target their slab.
+ * Cost: the slabs are written and read once ((S - 1) m n elements each way), small next to
+ * the product when a slice is at least MB_SPLITK_MIN_KT k-tiles deep.
+ */
+#ifndef MINIBLAS_GEMM_SPLITK_CUH
+#define MINIBLAS_GEMM_SPLITK_CUH
+
+#include "../common/common.cuh"
+
+#define MB_SPLITK_MIN_KT 8 /* k-tiles per slice at least */
+#define MB_SPLITK_MAX 16   /* slices at most */
+
+/* How to split one launch: S slices of kc elements of k (a multiple of the k-tile; the last
+ * slice may be shorter, none is empty). S == 1: no split. */
+typedef struct mb_splitk {
+    int S;
+    int64_t kc;
+} mb_splitk;
+
+/* The split for a grid of `tiles` blocks when `per_sm` blocks fit on an SM: split only when
+ * the tiles fill less than half of the GPU's block slots, into as many slices as fill them,
+ * each at least MB_SPLITK_MIN_KT k-tiles of depth bk, as far as the workspace holds the slabs. */
+static inline mb_splitk mb_splitk_plan(const mb_gemm_args *p, int64_t tiles, int per_sm, int bk,
+                                       size_t elem) {
+    mb_splitk sp = {1, p->k};
+    int sms = 0;
+    if (!p->work || mb_device_info(&sms, NULL) != cudaSuccess) return sp;
+    const int64_t slots = (int64_t)sms * per_sm;
+    if (2 * tiles > slots) return sp;
+    const int64_t kt = mb_cdiv(p->k, bk);
+    int64_t s = slots / tiles;
+    if (s > kt / MB_SPLITK_MIN_KT) s = kt / MB_SPLITK_MIN_KT;
+    if (s > MB_SPLITK_MAX) s = MB_SPLITK_MAX;
+    const int64_t slab = p->m * p->n * (int64_t)elem;
+    if (s > 1 + (int64_t)(p->work_bytes / (size_t)slab)) s = 1 + (int64_t)(p->work_bytes / (size_t)slab);
+    if (s < 2) return sp;
+    const int64_t per = mb_cdiv(kt, s); /* k-tiles per slice; recount so none is empty */
+    sp.S = (int)mb_cdiv(kt, per);
+    sp.kc = per * bk;
+    return sp;
+}
+
+/* The problem block row s of the grid computes (see the header comment). */
+template <typename T>
+__device__ __forceinline__ mb_gemm_args mb_splitk_part(mb_gemm_args p, int s, int64_t kc) {
+    const int64_t k0 = (int64_t)s * kc;
+    p.k = p.k - k0 < kc ? p.k - k0 : kc;
+    p.A = (const T *)p.A + (p.transa ? k0 : k0 * p.lda);
+    p.B = (const T *)p.B + (p.transb ? k0 * p.ldb : k0);
+    if (s > 0) {
+        p.C = (T *)p.work + (int64_t)(s - 1) * p.m * p.n;
+        p.ldc = p.m;
+        p.beta = 0.0;
+    }
+    return p;
+}
+
+/* C += slab 0 + ... + slab S - 2, one thread per element of C (grid-stride). */
+template <typename T>
+__global__ void mb_splitk_reduce_kernel(T *C, int64_t ldc, const T *W, int64_t m, int64_t n,
+                                        int slabs) {
+    const int64_t mn = m * n;
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < mn;
+         e += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t r = e % m, c = e / m;
+        T v = C[r + c * ldc];
+        for (int s = 0; s < slabs; ++s) v += W[s * mn + e];
+        C[r + c * ldc] = v;
+    }
+}
+
+/* After the split launch: the slab sum into C (nothing when S == 1). */
+template <typename T>
+static inline cudaError_t mb_splitk_finish(const mb_gemm_args *p, mb_splitk sp, cudaStream_t s) {
+    if (sp.S == 1) return cudaSuccess;
+    const int64_t blocks = mb_cdiv(p->m * p->n, 256);
+    mb_splitk_reduce_kernel<T><<<mb_grid_dim(blocks, 65535), 256, 0, s>>>(
+        (T *)p->C, p->ldc, (const T *)p->work, p->m, p->n, sp.S - 1);
+    return cudaGetLastError();
+}
+
+#endif
