@@ -12,6 +12,7 @@ typedef struct mb_auto_rule {
     miniblas_op_t op;
     int64_t min_size, max_size; /* bounds on the op's size measure; -1: none */
     int64_t min_area;           /* gemm: m * n at least this (-1: none); other ops: -1 */
+    int64_t min_volume;         /* gemm: m * n * k at least this (-1: none); other ops: -1 */
     int min_cc_major;           /* the GPU must be at least this generation (0: any) */
     int trans;                  /* -1: any; else the shape's trans must equal it (gemm: 0 = NN) */
     int unit_inc;               /* -1: any; 1: increments all 1; 0: some increment is not 1 */
@@ -30,6 +31,12 @@ static int64_t size_of(miniblas_op_t op, const mb_shape *s) {
     }
 }
 
+/* m * n * k, saturated (each factor fits in int64 but the product need not). */
+static int64_t volume(const mb_shape *s) {
+    const int64_t mn = s->m * s->n; /* m * n of a valid call fits: C exists */
+    return s->k > 0 && mn > INT64_MAX / s->k ? INT64_MAX : mn * s->k;
+}
+
 static int unit_inc(miniblas_op_t op, const mb_shape *s) {
     int dot = op == MINIBLAS_OP_SDOT || op == MINIBLAS_OP_DDOT;
     return s->incx == 1 && (!dot || s->incy == 1);
@@ -44,24 +51,28 @@ static int unit_inc(miniblas_op_t op, const mb_shape *s) {
  *   the same size on and for every transpose: `wgmma_tf32x3` (3xTF32 on wgmma, FP32 accuracy:
  *   0.36-0.45x cuBLAS FP32's error, IEEE Inf/NaN pattern checked by
  *   tests/test_tf32_accuracy_gpu.c; 1.31-1.39x cuBLAS at 2048-8192, 1.60x `pipelined`; session
- *   4 run 7). `tf32x3` (mma.sync) is never faster than it there.
+ *   4 run 7). `tf32x3` (mma.sync) is never faster than it there. Since split-K (session 5
+ *   run 1) also from m * n * k >= 2^30 whatever the shape: 1.23-1.28x cuBLAS at 1024^3 (tuned
+ *   0.78-0.84x), 1.24-1.36x on 8192x128x8192 and 128x8192x8192 (tuned 0.66-0.71x); at 512^3
+ *   it ties `tuned` (10.5-10.7 against 10.5-11.0 TFLOP/s), so smaller problems keep `tuned`.
  * dgemm: FP64 tensor cores (sm_80 and later) beat every SIMT rung at every size measured.
  * omatcopy: `vectorized` at every size measured.
  * Reductions: `singlepass` from 2^10 to 2^28 with unit increments; sasum with increment 4 is
  *   10% faster with `shuffle` (singlepass's strided path fell behind cuBLAS there). */
 static const mb_auto_rule rules[] = {
-    {MINIBLAS_OP_SGEMM, 1024, -1, 1 << 21, 9, -1, -1, "wgmma_tf32x3"}, /* 9.0 only (flag) */
-    {MINIBLAS_OP_SGEMM, 1024, -1, 1 << 21, 0, 0, -1, "pipelined"},
-    {MINIBLAS_OP_SGEMM, -1, -1, -1, 0, -1, -1, "tuned"},
-    {MINIBLAS_OP_DGEMM, -1, -1, -1, 8, -1, -1, "dmma"},
-    {MINIBLAS_OP_DGEMM, -1, -1, -1, 0, -1, -1, "tuned"},
-    {MINIBLAS_OP_SOMATCOPY, -1, -1, -1, 0, -1, -1, "vectorized"},
-    {MINIBLAS_OP_DOMATCOPY, -1, -1, -1, 0, -1, -1, "vectorized"},
-    {MINIBLAS_OP_SASUM, -1, -1, -1, 0, -1, 0, "shuffle"},
-    {MINIBLAS_OP_SASUM, -1, -1, -1, 0, -1, -1, "singlepass"},
-    {MINIBLAS_OP_DASUM, -1, -1, -1, 0, -1, -1, "singlepass"},
-    {MINIBLAS_OP_SDOT, -1, -1, -1, 0, -1, -1, "singlepass"},
-    {MINIBLAS_OP_DDOT, -1, -1, -1, 0, -1, -1, "singlepass"},
+    {MINIBLAS_OP_SGEMM, 1024, -1, 1 << 21, -1, 9, -1, -1, "wgmma_tf32x3"}, /* 9.0 only (flag) */
+    {MINIBLAS_OP_SGEMM, -1, -1, -1, 1 << 30, 9, -1, -1, "wgmma_tf32x3"},
+    {MINIBLAS_OP_SGEMM, 1024, -1, 1 << 21, -1, 0, 0, -1, "pipelined"},
+    {MINIBLAS_OP_SGEMM, -1, -1, -1, -1, 0, -1, -1, "tuned"},
+    {MINIBLAS_OP_DGEMM, -1, -1, -1, -1, 8, -1, -1, "dmma"},
+    {MINIBLAS_OP_DGEMM, -1, -1, -1, -1, 0, -1, -1, "tuned"},
+    {MINIBLAS_OP_SOMATCOPY, -1, -1, -1, -1, 0, -1, -1, "vectorized"},
+    {MINIBLAS_OP_DOMATCOPY, -1, -1, -1, -1, 0, -1, -1, "vectorized"},
+    {MINIBLAS_OP_SASUM, -1, -1, -1, -1, 0, -1, 0, "shuffle"},
+    {MINIBLAS_OP_SASUM, -1, -1, -1, -1, 0, -1, -1, "singlepass"},
+    {MINIBLAS_OP_DASUM, -1, -1, -1, -1, 0, -1, -1, "singlepass"},
+    {MINIBLAS_OP_SDOT, -1, -1, -1, -1, 0, -1, -1, "singlepass"},
+    {MINIBLAS_OP_DDOT, -1, -1, -1, -1, 0, -1, -1, "singlepass"},
 };
 
 int mb_auto_pick(miniblas_op_t op, const mb_shape *shape, int allow_reduced, int cc_major,
@@ -73,7 +84,8 @@ int mb_auto_pick(miniblas_op_t op, const mb_shape *shape, int allow_reduced, int
         const mb_auto_rule *x = &rules[r];
         if (x->op != op || (x->min_size >= 0 && size < x->min_size) ||
             (x->max_size >= 0 && size > x->max_size) ||
-            (x->min_area >= 0 && shape->m * shape->n < x->min_area) || cc_major < x->min_cc_major ||
+            (x->min_area >= 0 && shape->m * shape->n < x->min_area) ||
+            (x->min_volume >= 0 && volume(shape) < x->min_volume) || cc_major < x->min_cc_major ||
             (x->trans >= 0 && shape->trans != x->trans) ||
             (x->unit_inc >= 0 && unit_inc(op, shape) != x->unit_inc))
             continue;
