@@ -39,6 +39,7 @@ typedef struct mbc_config {
     int64_t kslab;     /* MINIBLAS_CBLAS_KSLAB: depth of gemm's phase-1 k-slabs (-1: automatic, 0: off) */
     int64_t nslab;     /* MINIBLAS_CBLAS_NSLAB: most k-slabs in phase 1 (at most half of k in all) */
     int64_t ablocks;   /* MINIBLAS_CBLAS_ABLOCKS: row blocks of A in phase 2 */
+    int eager_out;     /* MINIBLAS_CBLAS_EAGER_OUT: unpack finished C pieces between inputs */
     size_t chunk_max;  /* MINIBLAS_CBLAS_CHUNK_MB: largest pinned staging chunk, bytes */
     int64_t xover[MBC_X_COUNT];
 } mbc_config;

@@ -102,6 +102,7 @@ static void init_once(void) {
     if (mbc_cfg.nslab < 1 || mbc_cfg.nslab > 64) mbc_cfg.nslab = 4;
     mbc_cfg.ablocks = env_int("MINIBLAS_CBLAS_ABLOCKS", 4);
     if (mbc_cfg.ablocks < 1 || mbc_cfg.ablocks > 64) mbc_cfg.ablocks = 4;
+    mbc_cfg.eager_out = env_int("MINIBLAS_CBLAS_EAGER_OUT", 1) != 0;
     int64_t chunk_mb = env_int("MINIBLAS_CBLAS_CHUNK_MB", 64);
     if (chunk_mb < 1) chunk_mb = 1;
     if (chunk_mb > 4096) chunk_mb = 4096;

@@ -45,6 +45,7 @@
 #define NIN 3
 #define NOUT 2
 #define NPEV 32 /* events marking gemm panels complete (a ring; see panel_done) */
+#define NTEV 128 /* MINIBLAS_CBLAS_VERBOSE=2: timing events, one before and one after each gemm */
 #define MB (1024 * 1024)
 
 typedef struct mbc_pending {
@@ -90,6 +91,8 @@ typedef struct mbc_state {
     mbc_progress prog;
     int tr_which; /* the operand h2d_2d is packing (index into tr.pack) */
     mbc_trace tr;
+    cudaEvent_t tev[NTEV + 1]; /* verbose 2: [0, ntev) around the gemms, [NTEV] the call's start */
+    int ntev;                  /* -1: no GPU trace in this call */
 } mbc_state;
 
 static pthread_key_t g_key;
@@ -118,6 +121,8 @@ static void state_destroy(mbc_state *s) {
     }
     for (int i = 0; i < NPEV; ++i)
         if (s->pan_ev[i]) cudaEventDestroy(s->pan_ev[i]);
+    for (int i = 0; i <= NTEV; ++i)
+        if (s->tev[i]) cudaEventDestroy(s->tev[i]);
     for (int i = 0; i < 3; ++i)
         if (s->dbuf[i]) cudaFree(s->dbuf[i]);
     if (s->ev_in) cudaEventDestroy(s->ev_in);
@@ -665,6 +670,22 @@ static cudaError_t stage(mbc_state *s, int which, char *d, int64_t ldd, const vo
     return h2d_2d(s, at(d, ldd, i0, j0, e), ldd, at(h, ldh, i0, j0, e), ldh, ni, nj, kind);
 }
 
+/* The GPU side of the trace (MINIBLAS_CBLAS_VERBOSE=2): timing events on s_comp at the
+ * call's start and around each gemm, read by gemm_trace after the call. */
+static void trace_gpu_begin(mbc_state *s) {
+    s->ntev = -1;
+    for (int i = 0; i <= NTEV; ++i)
+        if (!s->tev[i] && cudaEventCreate(&s->tev[i]) != cudaSuccess) return;
+    if (cudaEventRecord(s->tev[NTEV], s->s_comp) == cudaSuccess) s->ntev = 0;
+}
+static void trace_gpu_mark(mbc_state *s) {
+    if (s->ntev < 0) return;
+    if (s->ntev < NTEV && cudaEventRecord(s->tev[s->ntev], s->s_comp) == cudaSuccess)
+        ++s->ntev;
+    else
+        s->ntev = -1; /* too many gemms (or a failure): no GPU trace for this call */
+}
+
 /* C[r0 : r0+m, c0 : c0+n] = alpha op(A)[r0.., q0 : q0+k] op(B)[q0 : q0+k, c0..] + beta C on
  * s_comp, after everything queued so far on s_in. */
 static cudaError_t queue_gemm(mbc_state *s, const gemm_job *j, int64_t r0, int64_t m, int64_t c0,
@@ -678,6 +699,7 @@ static cudaError_t queue_gemm(mbc_state *s, const gemm_job *j, int64_t r0, int64
     miniblas_transpose_t tb = g->tb ? MiniblasTrans : MiniblasNoTrans;
     const char *A = devA(j, r0, q0), *B = devB(j, q0, c0);
     char *C = at(j->dC, j->ldC, r0, c0, j->e);
+    trace_gpu_mark(s);
     if (g->dbl)
         *st = miniblas_dgemm(s->h, MiniblasColMajor, ta, tb, m, n, k, g->alpha,
                              (const double *)A, j->ldA, (const double *)B, j->ldB, beta,
@@ -686,6 +708,7 @@ static cudaError_t queue_gemm(mbc_state *s, const gemm_job *j, int64_t r0, int64
         *st = miniblas_sgemm(s->h, MiniblasColMajor, ta, tb, m, n, k, (float)g->alpha,
                              (const float *)A, j->ldA, (const float *)B, j->ldB, (float)beta,
                              (float *)C, j->ldC);
+    trace_gpu_mark(s);
     return cudaSuccess;
 }
 
@@ -693,7 +716,8 @@ static cudaError_t queue_gemm(mbc_state *s, const gemm_job *j, int64_t r0, int64
  * (whole columns of at most a chunk, or one column in chunk-sized parts), each after its
  * panel's event. A piece needs a free out chunk; a chunk is freed by writing its piece into
  * the caller's C (finish_out), which waits for the copy. block == 0: stop at the first busy
- * chunk (the host has inputs to pack first); block: wait and unpack as needed. */
+ * chunk whose copy has not completed (the host has inputs to pack first; a completed one is
+ * unpacked at once unless MINIBLAS_CBLAS_EAGER_OUT=0); block: wait and unpack as needed. */
 static cudaError_t queue_out(mbc_state *s, gemm_job *j, int block) {
     const mbc_gemm *g = j->g;
     size_t e = j->e;
@@ -716,8 +740,9 @@ static cudaError_t queue_out(mbc_state *s, gemm_job *j, int block) {
             if (err != cudaSuccess) return err;
         } else {
             int slot = s->out_next;
-            if (s->out[slot].busy) {
-                if (!block) return cudaSuccess;
+            if (s->out[slot].busy) { /* unpack it first: now if it must or its copy is done */
+                if (!block && !(mbc_cfg.eager_out && cudaEventQuery(s->out_ev[slot]) == cudaSuccess))
+                    return cudaSuccess;
                 if ((err = finish_out(s, slot)) != cudaSuccess) return err;
             }
             err = cudaStreamWaitEvent(s->s_out, s->pan_ev[p % NPEV], 0);
@@ -901,6 +926,7 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const char **wha
         *what = "copy from the GPU";
         while (sa == j->nblk && j->ready < sb) /* with all of A across, panels < sb are done */
             if ((err = panel_done(s, j)) != cudaSuccess) return err;
+        if (mbc_cfg.eager_out && (err = queue_out(s, j, 0)) != cudaSuccess) return err;
     }
     s->tr.inputs = now_ms() - s->tr.t0;
 
@@ -929,6 +955,32 @@ static void gemm_trace(mbc_state *s, const mbc_gemm *g, int failed) {
                t->pack[1], t->pack[2], t->unpack,
                t->wait_in, t->wait_out, other, t->first_gemm, t->inputs, total,
                failed ? " (failed)" : "");
+    /* GPU side, from the call's start event: when the gemms ran, how long they took, and how
+     * long the GPU waited between them (for inputs: each gemm waits for the copies before it). */
+    if (failed || s->ntev < 2) return;
+    double busy = 0, idle = 0, first = 0, last = 0, prev = 0, lead = 0;
+    for (int i = 0; i + 1 < s->ntev; i += 2) {
+        float a = 0, b = 0;
+        if (cudaEventElapsedTime(&a, s->tev[NTEV], s->tev[i]) != cudaSuccess ||
+            cudaEventElapsedTime(&b, s->tev[NTEV], s->tev[i + 1]) != cudaSuccess) {
+            cudaGetLastError();
+            return;
+        }
+        if (i == 0) first = a, lead = a - t->first_gemm;
+        else idle += a - prev > 0 ? a - prev : 0;
+        busy += b - a;
+        prev = last = b;
+    }
+    mbc_notice("%cgemm trace GPU: %d gemms from %.2f to %.2f ms: running %.2f, idle between "
+               "them %.2f (first starts %.2f ms after it was queued)",
+               g->dbl ? 'd' : 's', s->ntev / 2, first, last, busy, idle, lead);
+    if (mbc_cfg.verbose >= 3)
+        for (int i = 0; i + 1 < s->ntev; i += 2) {
+            float a = 0, b = 0;
+            cudaEventElapsedTime(&a, s->tev[NTEV], s->tev[i]);
+            cudaEventElapsedTime(&b, s->tev[NTEV], s->tev[i + 1]);
+            mbc_notice("  gemm %d: %.3f .. %.3f ms (%.3f)", i / 2, a, b, b - a);
+        }
 }
 
 /*
@@ -969,6 +1021,8 @@ int mbc_gpu_gemm(const mbc_gemm *g, mbc_progress *prog, char *msg, size_t msg_si
         what = "gemm";
     }
     int pinned = pin_rung(s, g);
+    s->ntev = -1;
+    if (mbc_cfg.verbose >= 2) trace_gpu_begin(s);
     if (a_dev && b_dev && c_dev) { /* everything in place: one call */
         gemm_job j;
         memset(&j, 0, sizeof j);
