@@ -339,16 +339,24 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
         /* Epilogue from the accumulator layout of wgmma m64nN f32: register i of lane
          * (g = lane / 4, t = lane % 4) of warp w holds row 16 w + g + 8 ((i / 2) % 2),
          * column 8 (i / 4) + 2 t + i % 2. Per register a warp writes 8 consecutive rows in
-         * each of 4 columns. beta == 0: C is not read. */
+         * each of 4 columns. beta == 0: C is not read; else all 64 values are loaded (into t,
+         * free now) before any is stored, so the loads overlap instead of each waiting a
+         * memory latency behind the stores before it (session 5: a rank-512 update of 8192^2
+         * with beta = 1 took 1.82 ms against 1.14 with beta = 0). */
         const int g = lane >> 2, tq = lane & 3;
 #pragma unroll
         for (int i = 0; i < 64; ++i) {
             const int64_t r = m0 + wm0 + g + 8 * ((i >> 1) & 1);
             const int64_t c = n0 + 8 * (i >> 2) + 2 * tq + (i & 1);
+            t[i] = beta != 0.0f && r < p.m && c < p.n ? C[r + c * p.ldc] : 0.0f;
+        }
+#pragma unroll
+        for (int i = 0; i < 64; ++i) {
+            const int64_t r = m0 + wm0 + g + 8 * ((i >> 1) & 1);
+            const int64_t c = n0 + 8 * (i >> 2) + 2 * tq + (i & 1);
             if (r < p.m && c < p.n) {
-                float *dst = C + r + c * p.ldc;
                 const float val = alpha * acc[i];
-                *dst = beta == 0.0f ? val : val + beta * *dst;
+                C[r + c * p.ldc] = beta == 0.0f ? val : val + beta * t[i];
             }
         }
     }
