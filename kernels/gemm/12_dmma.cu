@@ -50,15 +50,15 @@
  */
 #include "tc_common.cuh"
 
-typedef tc_cfg<double, 128, 128, 32, 64, 32, 3, 1, 16, TC_PIPE_STEP1, true> dmma_big_cfg;
+typedef tc_cfg<double, 128, 64, 16, 64, 32, 3, 2, 8, TC_PIPE_STEP2, true> dmma_big_cfg;
 typedef tc_cfg<double, 128, 64, 32, 32, 32, 3, 1, 16, TC_PIPE_STREAM, true> dmma_small_cfg;
 
-/* Two waves of 128x128 blocks on a 132-SM H100/H200 (one block per SM). */
+/* One wave of 128x64 blocks at two per SM on a 132-SM H100/H200. */
 #define DMMA_BIG_MIN_TILES 264
 
 extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s) {
     const mb_gemm_args *p = (const mb_gemm_args *)a;
-    if (mb_cdiv(p->m, 128) * mb_cdiv(p->n, 128) >= DMMA_BIG_MIN_TILES)
+    if (mb_cdiv(p->m, 128) * mb_cdiv(p->n, 64) >= DMMA_BIG_MIN_TILES)
         return tc_gemm_launch<dmma_big_cfg, TC_OP_DMMA>(p, s);
     return tc_gemm_launch<dmma_small_cfg, TC_OP_DMMA>(p, s);
 }

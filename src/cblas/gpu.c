@@ -817,10 +817,13 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const char **wha
     j->nb = nb = min64(max64(nb, 1), n);
     j->npan = (n + nb - 1) / nb;
     /* Phase 1 (beta == 0 only: C is not read): MINIBLAS_CBLAS_NSLAB (4) k-slabs of k/16 over
-     * the whole of C, at most half of k. */
+     * the whole of C, at most half of k; only where the GPU needs longer for a slab than the
+     * host to pack it: 2 m n ks flops at ~60 TFLOP/s against (m + n) ks e bytes at ~50 GB/s,
+     * i.e. 2 m n / (m + n) >= ~6000 (session 5: n = 2048 and 4096 were 10-20% faster
+     * without phase 1, 8192 10-15% slower). */
     if (g->beta == 0 && (j->a_staged || j->b_staged)) {
         int64_t ks = mbc_cfg.kslab;
-        if (ks < 0) ks = k >= 2048 && m >= 1024 && n >= 1024 ? k / 16 / 64 * 64 : 0;
+        if (ks < 0) ks = k >= 2048 && 2 * (double)m * n >= 6144.0 * (m + n) ? k / 16 / 64 * 64 : 0;
         if (ks > 0 && ks <= k / 2) j->ks = ks, j->nslab = min64(mbc_cfg.nslab, k / (2 * ks));
     }
     /* A in MINIBLAS_CBLAS_ABLOCKS (4) row blocks, so that gemms start before all of A is
@@ -988,7 +991,7 @@ static void gemm_trace(mbc_state *s, const mbc_gemm *g, int failed) {
  * Three streams: copies in, compute, copies out. The host packs inputs into pinned chunks
  * (DMA'd as each is full) and queues each gemm as soon as its inputs are across:
  *
- *   phase 1 (beta == 0, k >= 2048, m, n >= 1024): 4 k-slabs of depth ks = k/16: slab s of A
+ *   phase 1 (beta == 0, k >= 2048, 2mn/(m+n) >= 6144): 4 k-slabs of depth ks = k/16: slab s of A
  *     (m x ks) and of B (ks x n), then C (+)= A_s B_s over all of C. A slab pair of
  *     (m + n) ks elements brings m n ks multiply-adds (at 8192: 1.6 ms of kernel for 0.8 ms of
  *     packing), where a row block and a panel of the same bytes bring far fewer, so the GPU
