@@ -18,23 +18,18 @@
 #define X(...) SW_TC_X(double, TC_OP_DMMA, __VA_ARGS__)
 const sw_cfg SW_PART_NAME(sw_dmma)[] = {
 #if SW_PART == 0
-    /* The big tile (>= 264 tiles of 128x128), 8 warps of 32x64. */
-    D(128, 128, 32, 32, 64, 3, 1, "CURRENT big since session 3: BK 32 x 3 stages"),
-    X(128, 128, 32, 32, 64, 3, 1, 4, 0, 1, "CURRENT + lean copies (loader only)"),
-    X(128, 128, 32, 32, 64, 3, 1, 4, 2, 0, "k4 stream (pipeline only)"),
-    X(128, 128, 32, 32, 64, 3, 1, 4, 2, 1, "k4 stream, lean"),
-    X(128, 128, 32, 32, 64, 3, 1, 8, 0, 0, "m16n8k8, two sets (spills a little)"),
-    X(128, 128, 32, 32, 64, 3, 1, 8, 1, 0, "m16n8k8, one set"),
-    X(128, 128, 32, 32, 64, 3, 1, 8, 2, 0, "m16n8k8 stream"),
-    X(128, 128, 32, 32, 64, 3, 1, 8, 2, 1, "m16n8k8 stream, lean"),
-    X(128, 128, 32, 32, 64, 3, 1, 16, 1, 0, "m16n8k16, one set (instruction only)"),
-    X(128, 128, 32, 32, 64, 3, 1, 16, 1, 1, "m16n8k16, one set, lean"),
-    X(128, 128, 32, 32, 64, 3, 1, 16, 2, 0, "m16n8k16 stream"),
-    X(128, 128, 32, 32, 64, 3, 1, 16, 2, 1, "m16n8k16 stream, lean"),
-    X(128, 128, 16, 32, 64, 4, 1, 16, 2, 1, "m16n8k16 stream, lean, BK 16 x 4 stages"),
-    X(128, 128, 16, 32, 64, 6, 1, 16, 2, 1, "m16n8k16 stream, lean, BK 16 x 6 stages"),
-    X(128, 128, 16, 32, 64, 4, 1, 16, 1, 1, "m16n8k16, one set, lean, BK 16 x 4 stages"),
-    X(128, 128, 32, 64, 32, 3, 1, 16, 1, 1, "warp 64x32, m16n8k16, one set, lean"),
+    /* Session 5: cuBLAS's own DGEMM tile (ncu: 128x64x16, 4 warps of 64x32, 2 blocks/SM,
+     * m16n8k8, 3 stages) and its neighbours. Session 4's rows (128x128 blocks, 8 warps) are
+     * in docs/gemm-ladder.md; the last row is session 4's big tile for reference. */
+    X(128, 64, 16, 64, 32, 3, 2, 8, 0, 1, "CURRENT big since session 5: cuBLAS's shape, k8, two sets, lean"),
+    X(128, 64, 16, 64, 32, 3, 2, 8, 1, 1, "cuBLAS's shape, k8, one set"),
+    X(128, 64, 16, 64, 32, 4, 2, 8, 0, 1, "cuBLAS's shape, 4 stages"),
+    X(128, 64, 16, 64, 32, 4, 2, 8, 1, 1, "cuBLAS's shape, 4 stages, one set"),
+    X(128, 64, 16, 64, 32, 3, 2, 4, 0, 1, "cuBLAS's shape, k4"),
+    X(128, 64, 16, 64, 32, 3, 2, 16, 1, 1, "cuBLAS's shape, k16, one set"),
+    X(64, 128, 16, 32, 64, 3, 2, 8, 0, 1, "64x128, warps 32x64, k8"),
+    X(128, 64, 32, 64, 32, 2, 2, 8, 0, 1, "cuBLAS's shape with BK 32 x 2 stages"),
+    X(128, 128, 32, 64, 32, 3, 1, 16, 1, 1, "big of session 4: 128x128x32, 8 warps, k16, one set"),
 #else
     /* The small tile (< 264 tiles) and other shapes. */
     D(128, 64, 32, 32, 32, 3, 1, "CURRENT small (< 264 tiles)"),
