@@ -43,7 +43,9 @@
 #include "copypool.h"
 
 #define NIN 3
-#define NOUT 2
+#ifndef NOUT /* -DNOUT=2: the out-chunk count of session 4, for comparisons */
+#define NOUT 3
+#endif
 #define NPEV 32 /* events marking gemm panels complete (a ring; see panel_done) */
 #define NTEV 128 /* MINIBLAS_CBLAS_VERBOSE=2: timing events, one before and one after each gemm */
 #define MB (1024 * 1024)
