@@ -43,9 +43,11 @@
 #include "copypool.h"
 
 #define NIN 3
-#ifndef NOUT /* -DNOUT=2: the out-chunk count of session 4, for comparisons */
+/* Out chunks: 3 allocated; sgemm uses 3, dgemm 2 (session 5 run 6, one process each, two
+ * rounds: sgemm 4096 4.0 ms with 3 against 4.7-4.9 with 2; dgemm 8192 35.0-35.6 ms with 2
+ * against 38.0-40.5 with 3: there the host, not the copy back, is the limit, and a third
+ * chunk lets it unpack early at the expense of packing). */
 #define NOUT 3
-#endif
 #define NPEV 32 /* events marking gemm panels complete (a ring; see panel_done) */
 #define NTEV 128 /* MINIBLAS_CBLAS_VERBOSE=2: timing events, one before and one after each gemm */
 #define MB (1024 * 1024)
@@ -82,7 +84,7 @@ typedef struct mbc_state {
     void *out_chunk[NOUT];
     cudaEvent_t out_ev[NOUT];
     mbc_pending out[NOUT];
-    int out_next;
+    int out_next, nout; /* nout: chunks in use this call (2 or NOUT) */
     cudaEvent_t pan_ev[NPEV];
     void *dbuf[3];
     size_t dbuf_bytes[3];
@@ -474,8 +476,8 @@ static cudaError_t finish_out(mbc_state *s, int slot) {
 
 /* Write every pending out chunk, oldest first. */
 static cudaError_t drain_out(mbc_state *s) {
-    for (int i = 0; i < NOUT; ++i) {
-        cudaError_t err = finish_out(s, (s->out_next + i) % NOUT);
+    for (int i = 0; i < s->nout; ++i) {
+        cudaError_t err = finish_out(s, (s->out_next + i) % s->nout);
         if (err != cudaSuccess) return err;
     }
     return cudaSuccess;
@@ -498,7 +500,7 @@ static cudaError_t d2h_2d(mbc_state *s, char *hd, int64_t ldh, const char *ds, i
         for (int64_t r0 = 0; r0 < rows; r0 += rb) { /* one pass unless a column > a chunk */
             int64_t nr = rows - r0 < rb ? rows - r0 : rb;
             int slot = s->out_next;
-            s->out_next = (slot + 1) % NOUT;
+            s->out_next = (slot + 1) % s->nout;
             cudaError_t err = finish_out(s, slot);
             if (err != cudaSuccess) return err;
             err = cudaMemcpy2DAsync(s->out_chunk[slot], (size_t)nr * e,
@@ -557,6 +559,7 @@ static int frame_enter(mbc_frame *f, size_t elem, char *msg, size_t msg_size) {
     f->s->dbuf_used = 0;
     f->s->in_next = 0;
     f->s->out_next = 0;
+    f->s->nout = elem == sizeof(float) ? NOUT : 2;
     for (int i = 0; i < NOUT; ++i) f->s->out[i].busy = 0;
     f->s->prog.done_col = 0;
     f->s->prog.done_row = 0;
@@ -762,7 +765,7 @@ static cudaError_t queue_out(mbc_state *s, gemm_job *j, int block) {
             q->c0 = j->ocol;
             q->nr = nr;
             q->nc = nc;
-            s->out_next = (slot + 1) % NOUT;
+            s->out_next = (slot + 1) % s->nout;
         }
         j->orow += nr;
         if (j->orow == m) j->orow = 0, j->ocol += nc;
