@@ -7,10 +7,10 @@
  * Operands are staged global -> shared by a multi-stage cp.async pipeline (16-byte copies when
  * the pointer and leading dimension allow it; tile parts outside the matrix are zeroed), so
  * the loads of later k-tiles overlap the tensor-core work on the current one.
- * Tiles, 8 warps, chosen per call: 128x128 blocks (warps of 32x64, BK = 32, 3 stages) when
- * there are at least two waves of them (half the L2 -> SM traffic per flop of 128x64), else
- * 128x64 blocks (warps of 32x32, BK = 32, 3 stages) so that mid sizes (n ~ 1024) still fill
- * all 132 SMs. The machinery is shared with the TF32 rungs: tc_common.cuh.
+ * Tiles chosen per call (session 5, see the end of this comment): 128x64x16 blocks of 4
+ * warps (64x32 each), two blocks per SM, when there is at least one wave of them, else
+ * 128x64x32 blocks of 8 warps (32x32 each) so that mid sizes (n ~ 1024) still fill all 132
+ * SMs; few tiles and deep k: split-K (splitk.cuh). The machinery is shared with the TF32 rungs: tc_common.cuh.
  * Run 3 (H200, first version: m16n8k8, BK = 16, 3 stages, fragment loads unrolled by 2, copies
  * issued before the mma): 30.3 / 31.6 / 40.3 / 40.4 TFLOP/s at n = 1024 / 2048 / 4096 / 8192,
  * 34.2 at 4097x4095x4099 (cuBLAS DGEMM: 52.5 (run 2) / 59.1 / 60.1 / 61.4 / 42.1), i.e. 65-67%
@@ -47,6 +47,16 @@
  *   small 128x64x32, warps 32x32, k16, stream loop, lean: 39.2 TFLOP/s at 1024 (82.2%; old
  *     73.3%); 255 registers, no spill.
  * Both adopted. Still short of 90% of cuBLAS at 4096 / 8192.
+ * Session 5: where the time went (perf/sweep/dmma_probe.cu): without global loads the big
+ * kernel reached ~98% of cuBLAS, but loads that all hit L2 were no faster, so not bandwidth:
+ * one 8-warp block per SM cannot hide the loads' and barriers' stalls. cuBLAS's own kernel
+ * (ncu: sm90_xmma_gemm_f64f64_f64f64_f64_nn_n_tilesize128x64x16_stage3_warpsize2x2x1_
+ * tensor16x8x8) is 128x64x16 with 4 warps of 64x32, 2 blocks per SM, m16n8k8, 3 stages. The
+ * same shape from this template is the big tile now (one wave of 128x64 blocks at two per
+ * SM: 264 tiles): sweep (run 5) 90.2% of cuBLAS at 4096, 91.8% at 8192 (previous big tile
+ * 78.9% / 85% in the same run; 4 stages, k4, k16, 64x128 and BK 32 x 2 stages all slower);
+ * miniblas-bench runs 4, 6, 7: 88-91% at 4096, 88-100% at 8192 (the 700 W cap moves both
+ * kernels by ~5% from run to run); 246-254 registers, 79.5 KB of shared memory per block.
  */
 #include "tc_common.cuh"
 

@@ -66,6 +66,11 @@
  * accumulators alternating over the k steps (wait_group 1): spills (96 .. 120 byte stack
  * even with LEAN), 57.3 / 59.9 NN; three 32-register fresh accumulators rotating over the
  * 8 m64n64 groups of a stage, wait_group 2: 60.1 / 60.7.
+ * Session 5: split-K (splitk.cuh) when C has fewer tiles than half the SMs: 8192x128x8192 and
+ * 128x8192x8192 went from 33.7-34.1 TFLOP/s (64 blocks on 132 SMs) to 63.8-65.5 = 1.26-1.37x
+ * cuBLAS FP32, 1024^3 from 30.8 to 49.2-49.8 (1.23-1.29x). And the epilogue with beta != 0
+ * loads all of its C before storing (below): a rank-512 update of 8192^2 with beta = 1 went
+ * from 1.82 to 1.19 ms (beta = 0: 1.14).
  * Built for sm_90a (CMakeLists.txt adds that target to this file, next to the library's
  * sm_90); the sm_90 build of the kernel traps. Dispatch launches this rung only on a
  * compute capability 9.0 GPU (MB_RUNG_NEEDS_SM90A), where the driver loads the sm_90a code

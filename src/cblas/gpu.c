@@ -19,7 +19,8 @@
  * streams are non-blocking (comp_after_caller).
  *
  * Gemm (column-major after normalisation): the schedule is described at mbc_gpu_gemm. The
- * host packs every input first and unpacks C afterwards; C comes back through the out chunks
+ * host packs every input first and unpacks C afterwards (except pieces already back while it
+ * packs); C comes back through the out chunks
  * in column-major order, and the host writes a piece into the caller's C only after its copy
  * completed, so after a failure the caller's C is final up to a known point (mbc_progress)
  * and untouched beyond it.
@@ -1006,9 +1007,11 @@ static void gemm_trace(mbc_state *s, const mbc_gemm *g, int failed) {
  *     one gemm over the blocks of C it completes (A_i x B_0..B_(j-1), or A_0..A_i x B_j).
  *     Once all of A is across, panels complete in column order; each gets an event.
  *   copies back: a completed panel's copy to the host is queued after its event, through the
- *     two out chunks. The host unpacks C only after every input is packed (GPU compute does
- *     not wait for unpacking: C lives in a whole device buffer), so it never waits for the GPU
- *     while it could pack. C reaches the caller's memory in column order only.
+ *     out chunks (3 for sgemm, 2 for dgemm). Between inputs the host unpacks only pieces whose
+ *     copy has already completed (MINIBLAS_CBLAS_EAGER_OUT), the rest after every input is
+ *     packed (GPU compute does not wait for unpacking: C lives in a whole device buffer), so it
+ *     never waits for the GPU while it could pack. C reaches the caller's memory in column
+ *     order only.
  */
 int mbc_gpu_gemm(const mbc_gemm *g, mbc_progress *prog, char *msg, size_t msg_size) {
     size_t e = g->dbl ? sizeof(double) : sizeof(float);
