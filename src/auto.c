@@ -52,16 +52,17 @@ static int unit_inc(miniblas_op_t op, const mb_shape *s) {
  *   0.36-0.45x cuBLAS FP32's error, IEEE Inf/NaN pattern checked by
  *   tests/test_tf32_accuracy_gpu.c; 1.31-1.39x cuBLAS at 2048-8192, 1.60x `pipelined`; session
  *   4 run 7). `tf32x3` (mma.sync) is never faster than it there. Since split-K (session 5
- *   run 1) also from m * n * k >= 2^30 whatever the shape: 1.23-1.28x cuBLAS at 1024^3 (tuned
- *   0.78-0.84x), 1.24-1.36x on 8192x128x8192 and 128x8192x8192 (tuned 0.66-0.71x); at 512^3
- *   it ties `tuned` (10.5-10.7 against 10.5-11.0 TFLOP/s), so smaller problems keep `tuned`.
+ *   runs 1, 8) also from m * n * k >= 2^25 whatever the shape: 1.23-1.29x cuBLAS at 1024^3
+ *   (tuned 0.78-0.84x), 1.28-1.34x at 768^3 (tuned 0.66-0.68x), 1.05-1.08x at 512^3 (tuned
+ *   0.73-0.74x), 1.07-1.09x at 384^3 (tuned 0.88-0.90x), 1.26-1.37x on 8192x128x8192 and
+ *   128x8192x8192 (tuned 0.66-0.71x); at 256^3 `tuned` is 8% faster and stays.
  * dgemm: FP64 tensor cores (sm_80 and later) beat every SIMT rung at every size measured.
  * omatcopy: `vectorized` at every size measured.
  * Reductions: `singlepass` from 2^10 to 2^28 with unit increments; sasum with increment 4 is
  *   10% faster with `shuffle` (singlepass's strided path fell behind cuBLAS there). */
 static const mb_auto_rule rules[] = {
     {MINIBLAS_OP_SGEMM, 1024, -1, 1 << 21, -1, 9, -1, -1, "wgmma_tf32x3"}, /* 9.0 only (flag) */
-    {MINIBLAS_OP_SGEMM, -1, -1, -1, 1 << 30, 9, -1, -1, "wgmma_tf32x3"},
+    {MINIBLAS_OP_SGEMM, -1, -1, -1, 1 << 25, 9, -1, -1, "wgmma_tf32x3"},
     {MINIBLAS_OP_SGEMM, 1024, -1, 1 << 21, -1, 0, 0, -1, "pipelined"},
     {MINIBLAS_OP_SGEMM, -1, -1, -1, -1, 0, -1, -1, "tuned"},
     {MINIBLAS_OP_DGEMM, -1, -1, -1, -1, 8, -1, -1, "dmma"},
