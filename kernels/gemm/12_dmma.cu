@@ -63,15 +63,15 @@
 typedef tc_cfg<double, 128, 64, 16, 64, 32, 3, 2, 8, TC_PIPE_STEP2, true> dmma_big_cfg;
 typedef tc_cfg<double, 128, 64, 32, 32, 32, 3, 1, 16, TC_PIPE_STREAM, true> dmma_small_cfg;
 
-/* One wave of 128x64 blocks at two per SM on a 132-SM H100/H200. Below half a wave the big
- * tile splits k (splitk.cuh) and fills the GPU again (session 5 run 8: 768^3 with the small
- * tile, 72 blocks, 23 TFLOP/s = 64% of cuBLAS); between half and one wave the small tile. */
+/* One wave of 128x64 blocks at two per SM on a 132-SM H100/H200. (Session 5 run 9 tried the
+ * big tile with split-K below half a wave too: 768^3 72-75% of cuBLAS against 64% with the
+ * small tile, but 512^3 and 1024^3 slower (15.8-16.1 / 35.9-36.8 TFLOP/s against 17.8 /
+ * 41.6-42.1), so the small tile stays there.) */
 #define DMMA_BIG_MIN_TILES 264
 
 extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s) {
     const mb_gemm_args *p = (const mb_gemm_args *)a;
-    const int64_t tiles = mb_cdiv(p->m, 128) * mb_cdiv(p->n, 64);
-    if (tiles >= DMMA_BIG_MIN_TILES || 2 * tiles <= DMMA_BIG_MIN_TILES)
+    if (mb_cdiv(p->m, 128) * mb_cdiv(p->n, 64) >= DMMA_BIG_MIN_TILES)
         return tc_gemm_launch<dmma_big_cfg, TC_OP_DMMA>(p, s);
     return tc_gemm_launch<dmma_small_cfg, TC_OP_DMMA>(p, s);
 }
