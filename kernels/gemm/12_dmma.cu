@@ -63,15 +63,20 @@
 typedef tc_cfg<double, 128, 64, 16, 64, 32, 3, 2, 8, TC_PIPE_STEP2, true> dmma_big_cfg;
 typedef tc_cfg<double, 128, 64, 32, 32, 32, 3, 1, 16, TC_PIPE_STREAM, true> dmma_small_cfg;
 
-/* One wave of 128x64 blocks at two per SM on a 132-SM H100/H200. (Session 5 run 9 tried the
- * big tile with split-K below half a wave too: 768^3 72-75% of cuBLAS against 64% with the
- * small tile, but 512^3 and 1024^3 slower (15.8-16.1 / 35.9-36.8 TFLOP/s against 17.8 /
- * 41.6-42.1), so the small tile stays there.) */
-#define DMMA_BIG_MIN_TILES 264
-
+/* The big tile from one wave of 128x64 blocks at two per SM (264 on an H100/H200); below that
+ * the small tile (one per SM), except where the small tile would leave a quarter of the SMs
+ * idle and has too many tiles to split k (between half and three quarters of the SM count):
+ * there the big tile splits k instead. Session 5 run 9 (big tile + split-K for every grid
+ * below half a wave of it): 768^3 (72 tiles) 26.2-27.3 TFLOP/s = 72-75% of cuBLAS against
+ * 23.1-23.3 (64%) with the small tile; 512^3 and 1024^3 slower (15.8-16.1 / 35.9-36.8 against
+ * 17.8 / 41.6-42.1). */
 extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s) {
     const mb_gemm_args *p = (const mb_gemm_args *)a;
-    if (mb_cdiv(p->m, 128) * mb_cdiv(p->n, 64) >= DMMA_BIG_MIN_TILES)
+    const int64_t tiles = mb_cdiv(p->m, 128) * mb_cdiv(p->n, 64);
+    int sms = 132;
+    cudaError_t e = mb_device_info(&sms, NULL);
+    if (e != cudaSuccess) return e;
+    if (tiles >= 2 * (int64_t)sms || (2 * tiles > sms && 4 * tiles < 3 * (int64_t)sms))
         return tc_gemm_launch<dmma_big_cfg, TC_OP_DMMA>(p, s);
     return tc_gemm_launch<dmma_small_cfg, TC_OP_DMMA>(p, s);
 }
