@@ -84,7 +84,7 @@ typedef struct mb_rung {
 /* Workspace every handle owns (device), for reduction partials and counters. */
 #define MB_WORK_BYTES ((size_t)1 << 20)
 /* The gemm workspace of a handle (split-K partial sums): 16 MiB holds, e.g., one 8192 x 128
- * FP32 slab with room to spare (cuBLAS keeps 32 MiB on Hopper). */
+ * FP32 slab with room to spare (cuBLAS recommends 32 MiB for Hopper, cublasSetWorkspace). */
 #define MB_GEMM_WORK_BYTES ((size_t)16 << 20)
 
 /* One table per op, defined in kernels/<family>/rungs.c, in ladder order. */
