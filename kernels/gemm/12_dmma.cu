@@ -7,10 +7,9 @@
  * Operands are staged global -> shared by a multi-stage cp.async pipeline (16-byte copies when
  * the pointer and leading dimension allow it; tile parts outside the matrix are zeroed), so
  * the loads of later k-tiles overlap the tensor-core work on the current one.
- * Tiles chosen per call (session 5, see the end of this comment): 128x64x16 blocks of 4
- * warps (64x32 each), two blocks per SM, when there is at least one wave of them, else
- * 128x64x32 blocks of 8 warps (32x32 each) so that mid sizes (n ~ 1024) still fill all 132
- * SMs; few tiles and deep k: split-K (splitk.cuh). The machinery is shared with the TF32 rungs: tc_common.cuh.
+ * Tiles chosen per call (session 6, see the end of this comment): 128x64, 64x64 or 32x64
+ * blocks of 4 warps, by how evenly their waves fill the SMs; few tiles and deep k: split-K
+ * (splitk.cuh). The machinery is shared with the TF32 rungs: tc_common.cuh.
  * Run 3 (H200, first version: m16n8k8, BK = 16, 3 stages, fragment loads unrolled by 2, copies
  * issued before the mma): 30.3 / 31.6 / 40.3 / 40.4 TFLOP/s at n = 1024 / 2048 / 4096 / 8192,
  * 34.2 at 4097x4095x4099 (cuBLAS DGEMM: 52.5 (run 2) / 59.1 / 60.1 / 61.4 / 42.1), i.e. 65-67%
@@ -57,26 +56,49 @@
  * 78.9% / 85% in the same run; 4 stages, k4, k16, 64x128 and BK 32 x 2 stages all slower);
  * miniblas-bench runs 4, 6, 7: 88-91% at 4096, 88-100% at 8192 (the 700 W cap moves both
  * kernels by ~5% from run to run); 246-254 registers, 79.5 KB of shared memory per block.
+ * Session 6: mid sizes. ncu names cuBLAS's kernels there: 32x64x32 tiles of 4 warps (16x32
+ * each, m16n8k16, 3 stages) at 512, 896, 1536 and 1000x600x700, 64x64x16 in 4 stages at 640,
+ * no split-K. A sweep of tiles x split-K slice counts (perf/sweep/sweep_dmid.cu, run 5, NN,
+ * % of cuBLAS): 32x64x16 at 4 blocks per SM (128 registers, 43.5 KB) 108.7 / 71.7 / 76.9 /
+ * 75.8 / 76.4 / 77.8 / 77.1 at 512 / 640 / 768 / 896 / 1024 / 1280 / 1536; 64x64x16 at 3 per SM
+ * 73.9 at 1152 (32x64: 64.1, two waves), 77.8 at 1536; the big tile 84.3 / 86.3 at 2048 /
+ * 3072 (64x64: 81.3 / 74.2). Session 5's rules (small 128x64x32 tile of 8 warps, big tile
+ * with split-K between 66 and 99 tiles) measured 68 / 73 / 57 / 52 / 67% at 640 / 768 / 896 /
+ * 1152 / 1536 in the same run. Split-K did not pay at these sizes beyond a few percent (a
+ * version that summed the slabs in the last block of each tile instead of a second kernel
+ * was slower still: 0.17 -> 0.24 ms at 1536^3 in 2 slices).
  */
 #include "tc_common.cuh"
 
+/* Three tiles (session 6), all 4 warps with m16n8k8, BK = 16, 3 stages, lean copies:
+ *   big   128x64 (warps 64x32), 2 blocks per SM: cuBLAS's large-size tile;
+ *   mid    64x64 (warps 32x32), 3 blocks per SM;
+ *   small  32x64 (warps 16x32), 4 blocks per SM: cuBLAS runs 32x64 tiles from 512 to 1536. */
 typedef tc_cfg<double, 128, 64, 16, 64, 32, 3, 2, 8, TC_PIPE_STEP2, true> dmma_big_cfg;
-typedef tc_cfg<double, 128, 64, 32, 32, 32, 3, 1, 16, TC_PIPE_STREAM, true> dmma_small_cfg;
+typedef tc_cfg<double, 64, 64, 16, 32, 32, 3, 3, 8, TC_PIPE_STEP2, true> dmma_mid_cfg;
+typedef tc_cfg<double, 32, 64, 16, 16, 32, 3, 4, 8, TC_PIPE_STEP2, true> dmma_small_cfg;
 
-/* The big tile from one wave of 128x64 blocks at two per SM (264 on an H100/H200); below that
- * the small tile (one per SM), except where the small tile would leave a quarter of the SMs
- * idle and has too many tiles to split k (between half and three quarters of the SM count):
- * there the big tile splits k instead. Session 5 run 9 (big tile + split-K for every grid
- * below half a wave of it): 768^3 (72 tiles) 26.2-27.3 TFLOP/s = 72-75% of cuBLAS against
- * 23.1-23.3 (64%) with the small tile; 512^3 and 1024^3 slower (15.8-16.1 / 35.9-36.8 against
- * 17.8 / 41.6-42.1). */
+/* Waves of `tiles` blocks over `slots` block slots. */
+static int64_t dmma_waves(int64_t tiles, int64_t slots) { return (tiles + slots - 1) / slots; }
+
+/* From one and a half waves of big tiles (396 on an H200) the big tile; below that, the tile
+ * whose waves cost least: a wave costs in proportion to the work an SM holds in it (tile area
+ * x blocks per SM) over the tile's rate per SM, measured at 4096^3 in the sweep (session 6 run
+ * 5: big 1, mid 0.95, small 0.88 of the big tile's rate), i.e. 160 : 130 : 93. Ties go to the
+ * larger tile. The small tile splits k when its tiles fill less than half of its slots
+ * (splitk.cuh), e.g. 257x129x2051. */
 extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s) {
     const mb_gemm_args *p = (const mb_gemm_args *)a;
-    const int64_t tiles = mb_cdiv(p->m, 128) * mb_cdiv(p->n, 64);
     int sms = 132;
     cudaError_t e = mb_device_info(&sms, NULL);
     if (e != cudaSuccess) return e;
-    if (tiles >= 2 * (int64_t)sms || (2 * tiles > sms && 4 * tiles < 3 * (int64_t)sms))
+    const int64_t big = mb_cdiv(p->m, 128) * mb_cdiv(p->n, 64);
+    if (big >= 3 * (int64_t)sms) return tc_gemm_launch<dmma_big_cfg, TC_OP_DMMA>(p, s);
+    const int64_t cost_big = 160 * dmma_waves(big, 2 * (int64_t)sms);
+    const int64_t cost_mid = 130 * dmma_waves(mb_cdiv(p->m, 64) * mb_cdiv(p->n, 64), 3 * (int64_t)sms);
+    const int64_t cost_small = 93 * dmma_waves(mb_cdiv(p->m, 32) * mb_cdiv(p->n, 64), 4 * (int64_t)sms);
+    if (cost_big <= cost_mid && cost_big <= cost_small)
         return tc_gemm_launch<dmma_big_cfg, TC_OP_DMMA>(p, s);
+    if (cost_mid <= cost_small) return tc_gemm_launch<dmma_mid_cfg, TC_OP_DMMA>(p, s);
     return tc_gemm_launch<dmma_small_cfg, TC_OP_DMMA>(p, s);
 }

@@ -30,18 +30,12 @@ typedef struct mb_splitk {
     int64_t kc;
 } mb_splitk;
 
-/* The split for a grid of `tiles` blocks when `per_sm` blocks fit on an SM: split only when
- * the tiles fill less than half of the GPU's block slots, into as many slices as fill them,
- * each at least MB_SPLITK_MIN_KT k-tiles of depth bk, as far as the workspace holds the slabs. */
-static inline mb_splitk mb_splitk_plan(const mb_gemm_args *p, int64_t tiles, int per_sm, int bk,
-                                       size_t elem) {
+/* S slices of k, clamped so that each is at least MB_SPLITK_MIN_KT k-tiles of depth bk, there
+ * are at most MB_SPLITK_MAX, and the workspace holds their slabs (S - 1 of m x n elements). */
+static inline mb_splitk mb_splitk_make(const mb_gemm_args *p, int64_t s, int bk, size_t elem) {
     mb_splitk sp = {1, p->k};
-    int sms = 0;
-    if (!p->work || mb_device_info(&sms, NULL) != cudaSuccess) return sp;
-    const int64_t slots = (int64_t)sms * per_sm;
-    if (2 * tiles > slots) return sp;
+    if (!p->work) return sp;
     const int64_t kt = mb_cdiv(p->k, bk);
-    int64_t s = slots / tiles;
     if (s > kt / MB_SPLITK_MIN_KT) s = kt / MB_SPLITK_MIN_KT;
     if (s > MB_SPLITK_MAX) s = MB_SPLITK_MAX;
     const int64_t slab = p->m * p->n * (int64_t)elem;
@@ -51,6 +45,18 @@ static inline mb_splitk mb_splitk_plan(const mb_gemm_args *p, int64_t tiles, int
     sp.S = (int)mb_cdiv(kt, per);
     sp.kc = per * bk;
     return sp;
+}
+
+/* The split for a grid of `tiles` blocks when `per_sm` blocks fit on an SM: split only when
+ * the tiles fill less than half of the GPU's block slots, into as many slices as fill them. */
+static inline mb_splitk mb_splitk_plan(const mb_gemm_args *p, int64_t tiles, int per_sm, int bk,
+                                       size_t elem) {
+    mb_splitk sp = {1, p->k};
+    int sms = 0;
+    if (!p->work || mb_device_info(&sms, NULL) != cudaSuccess) return sp;
+    const int64_t slots = (int64_t)sms * per_sm;
+    if (2 * tiles > slots) return sp;
+    return mb_splitk_make(p, slots / tiles, bk, elem);
 }
 
 /* The problem block row s of the grid computes (see the header comment). */

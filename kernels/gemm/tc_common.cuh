@@ -945,23 +945,27 @@ static cudaError_t tc_gemm_launch_s(const mb_gemm_args *p, mb_splitk sp, cudaStr
     e = cudaGetLastError();
     return e == cudaSuccess ? mb_splitk_finish<T>(p, sp, s) : e;
 }
+/* S == 0: split-K as mb_splitk_plan decides; S >= 1: that many slices (clamped by
+ * mb_splitk_make; 1 = no split). */
 template <class Cfg, int OP, bool AKC, bool BKC>
-static cudaError_t tc_gemm_launch_t(const mb_gemm_args *p, cudaStream_t s) {
+static cudaError_t tc_gemm_launch_t(const mb_gemm_args *p, int S, cudaStream_t s) {
+    typedef typename Cfg::T T;
     const int64_t tiles = mb_cdiv(p->m, Cfg::BM) * mb_cdiv(p->n, Cfg::BN);
-    const mb_splitk sp = mb_splitk_plan(p, tiles, Cfg::MIN_BLOCKS, Cfg::BK, sizeof(typename Cfg::T));
+    const mb_splitk sp = S ? mb_splitk_make(p, S, Cfg::BK, sizeof(T))
+                           : mb_splitk_plan(p, tiles, Cfg::MIN_BLOCKS, Cfg::BK, sizeof(T));
     return sp.S > 1 ? tc_gemm_launch_s<Cfg, OP, AKC, BKC, true>(p, sp, s)
                     : tc_gemm_launch_s<Cfg, OP, AKC, BKC, false>(p, sp, s);
 }
 
 template <class Cfg, int OP>
-static cudaError_t tc_gemm_launch(const mb_gemm_args *p, cudaStream_t s) {
+static cudaError_t tc_gemm_launch(const mb_gemm_args *p, cudaStream_t s, int S = 0) {
     /* A is K-contiguous when transposed; B is K-contiguous when not. */
     if (p->transa) {
-        if (p->transb) return tc_gemm_launch_t<Cfg, OP, true, false>(p, s);
-        return tc_gemm_launch_t<Cfg, OP, true, true>(p, s);
+        if (p->transb) return tc_gemm_launch_t<Cfg, OP, true, false>(p, S, s);
+        return tc_gemm_launch_t<Cfg, OP, true, true>(p, S, s);
     }
-    if (p->transb) return tc_gemm_launch_t<Cfg, OP, false, false>(p, s);
-    return tc_gemm_launch_t<Cfg, OP, false, true>(p, s);
+    if (p->transb) return tc_gemm_launch_t<Cfg, OP, false, false>(p, S, s);
+    return tc_gemm_launch_t<Cfg, OP, false, true>(p, S, s);
 }
 
 #endif

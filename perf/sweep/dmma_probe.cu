@@ -242,7 +242,7 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, 1) cluster_kernel(mb_gemm_args 
  * The same shape from the library's kernel template (tc_gemm_kernel, NN): */
 template <class C>
 static cudaError_t lib_tile(const mb_gemm_args *p) {
-    return tc_gemm_launch_t<C, TC_OP_DMMA, false, true>(p, 0);
+    return tc_gemm_launch_t<C, TC_OP_DMMA, false, true>(p, 0, 0);
 }
 #define T2(BK, ST, DK, PP) tc_cfg<double, 128, 64, BK, 64, 32, ST, 2, DK, PP, true>
 static const struct {

@@ -3,6 +3,10 @@
  *   FFMA  FP32 SIMT: the same in float
  *   DMMA  FP64 tensor cores: mma.sync m16n8k16 .f64 on register fragments (8 independent
  *         16x8 accumulators per warp, operands never reloaded: an upper bound for a GEMM)
+ *   OUTER (session 6) the SIMT dgemm inner loop without its loads: an 8x8 thread tile of
+ *         accumulators updated by c[i][j] = fma(a[i], b[j], c[i][j]) with a and b in
+ *         registers, one block of 256 threads per SM as in the tuned rung (an upper bound for
+ *         the SIMT dgemm rungs: a GEMM adds shared and global loads, and their power)
  * Each kernel is calibrated to run ~0.7 s, then run REPS times; TFLOP/s of each run, and the
  * SM clock / power read by nvidia-smi while the last run is in flight.
  * Build: nvcc -O3 -arch=sm_90 -o fp64_peak fp64_peak.cu      Run: ./fp64_peak [seconds]
@@ -77,6 +81,36 @@ __global__ void __launch_bounds__(256) dmma_kernel(double *out, const double *in
 }
 /* flops per warp per iteration: NACC * 2 * 16 * 8 * 16 */
 
+/* The SIMT dgemm inner loop without loads (OUTER, see the header): 16 k steps per iteration. */
+static const int OKS = 16;
+__global__ void __launch_bounds__(256, 1) outer_kernel(double *out, const double *in, long iters) {
+    const int tid = threadIdx.x;
+    double a[8], b[8], c[8][8];
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+        a[i] = in[(tid + i) & 255] * 1e-3;
+        b[i] = in[(3 * tid + i + 1) & 255] * 1e-3;
+#pragma unroll
+        for (int j = 0; j < 8; ++j) c[i][j] = 0.0;
+    }
+    for (long it = 0; it < iters; ++it) {
+#pragma unroll 4
+        for (int kk = 0; kk < OKS; ++kk) {
+#pragma unroll
+            for (int i = 0; i < 8; ++i)
+#pragma unroll
+                for (int j = 0; j < 8; ++j) c[i][j] = fma(a[i], b[j], c[i][j]);
+        }
+    }
+    double s = 0;
+#pragma unroll
+    for (int i = 0; i < 8; ++i)
+#pragma unroll
+        for (int j = 0; j < 8; ++j) s += c[i][j];
+    out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+/* flops per thread per iteration: OKS * 64 fma * 2 */
+
 static void smi(const char *tag) {
     FILE *f = popen("nvidia-smi --query-gpu=clocks.sm,power.draw,temperature.gpu,"
                     "clocks_throttle_reasons.active --format=csv,noheader 2>&1",
@@ -110,19 +144,23 @@ int main(int argc, char **argv) {
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
     smi("idle");
-    for (int kind = 0; kind < 3; ++kind) {
-        const char *name = kind == 0 ? "DFMA (FP64 SIMT)" : kind == 1 ? "FFMA (FP32 SIMT)"
-                                                                      : "DMMA m16n8k16 (FP64 TC)";
+    const char *names[] = {"DFMA (FP64 SIMT)", "FFMA (FP32 SIMT)", "DMMA m16n8k16 (FP64 TC)",
+                           "OUTER (8x8 DFMA thread tile, operands in registers)"};
+    for (int kind = 0; kind < 4; ++kind) {
+        const char *name = names[kind];
         auto launch = [&](long iters) {
             if (kind == 0)
                 fma_kernel<double><<<blocks, threads>>>(out, iters, 0.9999999, 1e-7);
             else if (kind == 1)
                 fma_kernel<float><<<blocks, threads>>>((float *)out, iters, 0.9999f, 1e-4f);
-            else
+            else if (kind == 2)
                 dmma_kernel<<<blocks, threads>>>(out, in, iters);
+            else
+                outer_kernel<<<prop.multiProcessorCount, 256>>>(out, in, iters);
         };
         auto flops = [&](long iters) {
             if (kind < 2) return (double)blocks * threads * iters * 8.0 * CH * 2.0;
+            if (kind >= 3) return (double)prop.multiProcessorCount * 256 * iters * OKS * 64 * 2.0;
             return (double)blocks * (threads / 32) * iters * NACC * 2.0 * 16 * 8 * 16;
         };
         /* calibrate */

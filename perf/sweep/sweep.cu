@@ -2,6 +2,7 @@
  * One-shot tile-configuration sweep of miniblas' GEMM kernels against cuBLAS (not part of the
  * library build; see README in this folder). Families (sweep_<family>.cu):
  *   dmma    dgemm, FP64 tensor cores (tc_common.cuh, TC_OP_DMMA)     vs cublasDgemm
+ *   dmid    the same at mid sizes (512 ... 2048), with forced split-K slice counts
  *   tf32x3  sgemm, 3xTF32 tensor cores (tc_common.cuh, TC_OP_TF32X3) vs cublasSgemm (FP32 math)
  *   simt_s  sgemm, warp-tiled SIMT (10_warptiled.cu / 11_tuned.cu)  vs cublasSgemm
  *   simt_d  dgemm, warp-tiled SIMT                                   vs cublasDgemm
@@ -12,7 +13,9 @@
  * rules included). A launch error is printed and the config skipped; a sticky error (the CUDA
  * context is dead) re-executes this program from the next config.
  *
- * Usage: sweep [family ...] [--resume FAMILY SHAPE CONFIG]      (default: all four families)
+ * Usage: sweep [family ...] [--resume FAMILY SHAPE CONFIG]      (default: all families)
+ * Every launch gets a split-K workspace (kernels/gemm/splitk.cuh): the library's launchers ("lib"
+ * rows) the library's size (MB_GEMM_WORK_BYTES), the configurations SWEEP_WORK_MB MiB.
  * Env: SWEEP_BUDGET_S (default 185): stop starting new measurements after this many seconds.
  */
 #include <algorithm>
@@ -90,7 +93,8 @@ __global__ void cmp_kernel(const void *c, const void *r, size_t n, bool dbl,
     }
 }
 
-static void *g_A, *g_B, *g_C, *g_R;
+static void *g_A, *g_B, *g_C, *g_R, *g_W;
+static size_t g_wbytes;
 static unsigned long long *g_cmp;
 static cublasHandle_t g_h;
 static cudaEvent_t g_ev[2 * REPS];
@@ -293,6 +297,7 @@ static void run_family(int fi, const family &f, int s0, int c0, bool resumed) {
         a.A = g_A; a.lda = s.m;
         a.B = g_B; a.ldb = s.k;
         a.C = g_C; a.ldc = s.m;
+        a.work = g_W; a.work_bytes = g_wbytes;
         /* reference into g_R, then cuBLAS timed like the others (into g_C) */
         cublas_ctx cc = {f.dbl};
         mb_gemm_args ar = a;
@@ -310,7 +315,9 @@ static void run_family(int fi, const family &f, int s0, int c0, bool resumed) {
         row(f.id, "cublas", s, rr, rr.ms, false);
         const double ref_ms = rr.ms;
         if (f.lib && !(resumed && si == s0)) {
-            result r = measure(f, s, &a, run_lib, (const void *)f.lib, true);
+            mb_gemm_args al = a;
+            al.work_bytes = std::min(g_wbytes, MB_GEMM_WORK_BYTES);
+            result r = measure(f, s, &al, run_lib, (const void *)f.lib, true);
             if (r.sticky) {
                 row(f.id, f.lib_name, s, r, ref_ms, true);
                 reexec(fi, si, 0); /* the resumed run skips lib at this shape */
@@ -354,6 +361,11 @@ int main(int argc, char **argv) {
     std::vector<family> fams = {
         {"dmma", true, cat(sw_dmma_p0, sw_dmma_n_p0, sw_dmma_p1, sw_dmma_n_p1), {{4096, 4096, 4096}, {8192, 8192, 8192}, {1024, 1024, 1024}, {4097, 4095, 4099}},
          1e-10, mb_dgemm_dmma, "lib:mb_dgemm_dmma"},
+        {"dmid", true, cat(sw_dmid_p0, sw_dmid_n_p0, sw_dmid_p1, sw_dmid_n_p1),
+         {{512, 512, 512}, {640, 640, 640}, {768, 768, 768}, {896, 896, 896}, {1000, 600, 700},
+          {1024, 1024, 1024}, {1152, 1152, 1152}, {1280, 1280, 1280}, {1536, 1536, 1536},
+          {2048, 2048, 2048}, {2560, 2560, 2560}, {3072, 3072, 3072}, {4096, 4096, 4096}},
+         1e-10, mb_dgemm_dmma, "lib:mb_dgemm_dmma"},
         {"tf32x3", false, cat(sw_tf32x3_p0, sw_tf32x3_n_p0, sw_tf32x3_p1, sw_tf32x3_n_p1), {{4096, 4096, 4096}, {8192, 8192, 8192}},
          1e-3, mb_sgemm_tf32x3, "lib:mb_sgemm_tf32x3"},
         {"simt_s", false, cat(sw_simt_s_p0, sw_simt_s_n_p0, sw_simt_s_p1, sw_simt_s_n_p1),
@@ -375,7 +387,7 @@ int main(int argc, char **argv) {
             bool known = false;
             for (auto &f : fams) known |= !strcmp(f.id, argv[i]);
             if (!known) {
-                fprintf(stderr, "usage: %s [dmma|tf32x3|simt_s|simt_d ...] [--resume FAMILY SHAPE CONFIG]\n",
+                fprintf(stderr, "usage: %s [dmma|dmid|tf32x3|simt_s|simt_d ...] [--resume FAMILY SHAPE CONFIG]\n",
                         argv[0]);
                 return 1;
             }
@@ -407,6 +419,12 @@ int main(int argc, char **argv) {
                prop.sharedMemPerBlockOptin / 1024.0, cbv, REPS);
     for (int i = 0; i < 2 * REPS; ++i) cudaEventCreate(&g_ev[i]);
     cudaMalloc(&g_cmp, 2 * sizeof(unsigned long long));
+    g_wbytes = (size_t)(getenv("SWEEP_WORK_MB") ? atoi(getenv("SWEEP_WORK_MB")) : 64) << 20;
+    if (g_wbytes < MB_GEMM_WORK_BYTES) g_wbytes = MB_GEMM_WORK_BYTES;
+    if (cudaMalloc(&g_W, g_wbytes) != cudaSuccess) {
+        printf("# cudaMalloc of the %zu-byte split-K workspace failed\n", g_wbytes);
+        return 2;
+    }
 
     for (int fi = 0; fi < (int)g_fams.size(); ++fi) {
         for (auto &f : fams) {

@@ -2,9 +2,11 @@
 #include "gemm/tc_common.cuh"
 #include "sweep.h"
 
-/* NN, column-major: A m-contiguous (AKC = false), B k-contiguous (BKC = true). */
-template <class Cfg, int OP> static cudaError_t sw_tc_launch(const mb_gemm_args *p, cudaStream_t s) {
-    return tc_gemm_launch_t<Cfg, OP, false, true>(p, s);
+/* NN, column-major: A m-contiguous (AKC = false), B k-contiguous (BKC = true). SPLIT: 0 = the
+ * library's split-K rule (mb_splitk_plan), S >= 1 = S slices of k (1: none). */
+template <class Cfg, int OP, int SPLIT = 0>
+static cudaError_t sw_tc_launch(const mb_gemm_args *p, cudaStream_t s) {
+    return tc_gemm_launch_t<Cfg, OP, false, true>(p, SPLIT, s);
 }
 template <class Cfg, int OP> static cudaError_t sw_tc_info(cudaFuncAttributes *a, int *bps) {
     const size_t smem = Cfg::smem_bytes(false, true, OP == TC_OP_TF32X3);
@@ -28,6 +30,15 @@ template <class Cfg, int OP> static cudaError_t sw_tc_info(cudaFuncAttributes *a
 #define SW_TC_X(T, OP, BM, BN, BK, WM, WN, ST, MB, DK, PP, LN, note)                          \
     {#BM "x" #BN "x" #BK "/w" #WM "x" #WN "/s" #ST "/b" #MB "/k" #DK "p" #PP "l" #LN, note,     \
      &sw_tc_launch<tc_cfg<T, BM, BN, BK, WM, WN, ST, MB, DK, PP, LN>, OP>,                     \
+     &sw_tc_info<tc_cfg<T, BM, BN, BK, WM, WN, ST, MB, DK, PP, LN>, OP>,                       \
+     tc_cfg<T, BM, BN, BK, WM, WN, ST, MB, DK, PP, LN>::smem_bytes(false, true,                \
+                                                                    OP == TC_OP_TF32X3),      \
+     tc_cfg<T, BM, BN, BK, WM, WN, ST, MB, DK, PP, LN>::NTHREADS}
+/* SW_TC_X with a fixed number of k slices S (split-K, splitk.cuh; clamped by mb_splitk_make to
+ * at least 4 k-tiles per slice and the workspace). Name: ...lLN/kS. */
+#define SW_TC_XS(T, OP, BM, BN, BK, WM, WN, ST, MB, DK, PP, LN, S, note)                      \
+    {#BM "x" #BN "x" #BK "/w" #WM "x" #WN "/s" #ST "/b" #MB "/k" #DK "p" #PP "l" #LN "/S" #S,  \
+     note, &sw_tc_launch<tc_cfg<T, BM, BN, BK, WM, WN, ST, MB, DK, PP, LN>, OP, S>,            \
      &sw_tc_info<tc_cfg<T, BM, BN, BK, WM, WN, ST, MB, DK, PP, LN>, OP>,                       \
      tc_cfg<T, BM, BN, BK, WM, WN, ST, MB, DK, PP, LN>::smem_bytes(false, true,                \
                                                                     OP == TC_OP_TF32X3),      \
