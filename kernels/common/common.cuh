@@ -44,6 +44,20 @@ static inline cudaError_t mb_device_info(int *sms, int *cc_major) {
     return cudaSuccess;
 }
 
+/* cudaFuncSetAttribute(func, MaxDynamicSharedMemorySize, bytes) once per kernel and device
+ * (it is a driver call, host time on every launch otherwise, which small problems feel).
+ * `done`: the kernel's own mask of the devices already set (a device past 63: every call). */
+static inline cudaError_t mb_smem_limit_once(const void *func, int bytes, unsigned long long *done) {
+    int dev = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e != cudaSuccess) return e;
+    const unsigned long long bit = dev >= 0 && dev < 64 ? 1ull << dev : 0ull;
+    if (bit && (__atomic_load_n(done, __ATOMIC_RELAXED) & bit)) return cudaSuccess;
+    e = cudaFuncSetAttribute(func, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    if (e == cudaSuccess && bit) __atomic_fetch_or(done, bit, __ATOMIC_RELAXED);
+    return e;
+}
+
 /* Programmatic dependent launch (sm_90): wait for the previous grid in the stream to finish
  * and flush its memory; allow the next grid to be scheduled. No-ops without a PDL launch. */
 __device__ __forceinline__ void mb_grid_wait() {

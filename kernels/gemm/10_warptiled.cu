@@ -216,8 +216,9 @@ template <typename T, bool TA, bool TB, typename CFG>
 static cudaError_t gemm_warptiled_launch(const mb_gemm_args *a, cudaStream_t s) {
     const size_t smem = mb_wt_smem_bytes<T, CFG>();
     if (smem > 48 * 1024) {
-        cudaError_t e = cudaFuncSetAttribute((const void *)gemm_warptiled_kernel<T, TA, TB, CFG>,
-                                             cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        static unsigned long long smem_set; /* devices whose limit is raised (this kernel) */
+        cudaError_t e = mb_smem_limit_once((const void *)gemm_warptiled_kernel<T, TA, TB, CFG>,
+                                           (int)smem, &smem_set);
         if (e != cudaSuccess) return e;
     }
     const int64_t tiles = mb_cdiv(a->m, CFG::BM) * mb_cdiv(a->n, CFG::BN);

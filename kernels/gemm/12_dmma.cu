@@ -85,8 +85,8 @@ static int64_t dmma_waves(int64_t tiles, int64_t slots) { return (tiles + slots 
  * whose waves cost least: a wave costs in proportion to the work an SM holds in it (tile area
  * x blocks per SM) over the tile's rate per SM, measured at 4096^3 in the sweep (session 6 run
  * 5: big 1, mid 0.95, small 0.88 of the big tile's rate), i.e. 160 : 130 : 93. Ties go to the
- * larger tile. The small tile splits k when its tiles fill less than half of its slots
- * (splitk.cuh), e.g. 257x129x2051. */
+ * larger tile. The small tile splits k (splitk.cuh) when its tiles fill less than a quarter of
+ * its slots, e.g. 257x129x2051. */
 extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s) {
     const mb_gemm_args *p = (const mb_gemm_args *)a;
     int sms = 132;
@@ -96,9 +96,13 @@ extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s) {
     if (big >= 3 * (int64_t)sms) return tc_gemm_launch<dmma_big_cfg, TC_OP_DMMA>(p, s);
     const int64_t cost_big = 160 * dmma_waves(big, 2 * (int64_t)sms);
     const int64_t cost_mid = 130 * dmma_waves(mb_cdiv(p->m, 64) * mb_cdiv(p->n, 64), 3 * (int64_t)sms);
-    const int64_t cost_small = 93 * dmma_waves(mb_cdiv(p->m, 32) * mb_cdiv(p->n, 64), 4 * (int64_t)sms);
+    const int64_t small = mb_cdiv(p->m, 32) * mb_cdiv(p->n, 64);
+    const int64_t cost_small = 93 * dmma_waves(small, 4 * (int64_t)sms);
     if (cost_big <= cost_mid && cost_big <= cost_small)
         return tc_gemm_launch<dmma_big_cfg, TC_OP_DMMA>(p, s);
     if (cost_mid <= cost_small) return tc_gemm_launch<dmma_mid_cfg, TC_OP_DMMA>(p, s);
-    return tc_gemm_launch<dmma_small_cfg, TC_OP_DMMA>(p, s);
+    /* k split (S = 0: as splitk.cuh plans) only from one tile per SM down, a quarter of the
+     * slots (640^3, 200 tiles: 71.7% of cuBLAS unsplit, 65.8% in 2 slices; 512^3, 128
+     * tiles: the same either way) */
+    return tc_gemm_launch<dmma_small_cfg, TC_OP_DMMA>(p, s, small > (int64_t)sms ? 1 : 0);
 }

@@ -384,8 +384,9 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
 template <bool AKC, bool BKC, bool SPLIT>
 static cudaError_t wg_launch_s(const mb_gemm_args *p, mb_splitk sp, cudaStream_t s) {
     const size_t smem = wg_smem_bytes(AKC, BKC);
-    cudaError_t e = cudaFuncSetAttribute(wg_tf32x3_kernel<AKC, BKC, SPLIT>,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    static unsigned long long smem_set; /* devices whose limit is raised (this kernel) */
+    cudaError_t e = mb_smem_limit_once((const void *)wg_tf32x3_kernel<AKC, BKC, SPLIT>, (int)smem,
+                                       &smem_set);
     if (e != cudaSuccess) return e;
     const bool a_vec = ((uintptr_t)p->A % 16 == 0) && ((p->lda * (int64_t)sizeof(float)) % 16 == 0);
     const bool b_vec = ((uintptr_t)p->B % 16 == 0) && ((p->ldb * (int64_t)sizeof(float)) % 16 == 0);

@@ -933,8 +933,9 @@ template <class Cfg, int OP, bool AKC, bool BKC, bool SPLIT>
 static cudaError_t tc_gemm_launch_s(const mb_gemm_args *p, mb_splitk sp, cudaStream_t s) {
     typedef typename Cfg::T T;
     const size_t smem = Cfg::smem_bytes(AKC, BKC, OP == TC_OP_TF32X3);
-    cudaError_t e = cudaFuncSetAttribute(tc_gemm_kernel<Cfg, OP, AKC, BKC, SPLIT>,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    static unsigned long long smem_set; /* devices whose limit is raised (this kernel) */
+    cudaError_t e = mb_smem_limit_once((const void *)tc_gemm_kernel<Cfg, OP, AKC, BKC, SPLIT>,
+                                       (int)smem, &smem_set);
     if (e != cudaSuccess) return e;
     const bool a_vec = ((uintptr_t)p->A % 16 == 0) && ((p->lda * (int64_t)sizeof(T)) % 16 == 0);
     const bool b_vec = ((uintptr_t)p->B % 16 == 0) && ((p->ldb * (int64_t)sizeof(T)) % 16 == 0);
