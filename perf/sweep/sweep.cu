@@ -2,7 +2,7 @@
  * One-shot tile-configuration sweep of miniblas' GEMM kernels against cuBLAS (not part of the
  * library build; see README in this folder). Families (sweep_<family>.cu):
  *   dmma    dgemm, FP64 tensor cores (tc_common.cuh, TC_OP_DMMA)     vs cublasDgemm
- *   dmid    the same at mid sizes (512 ... 2048), with forced split-K slice counts
+ *   dmid    the same at mid sizes (512 ... 4096), with forced split-K slice counts
  *   tf32x3  sgemm, 3xTF32 tensor cores (tc_common.cuh, TC_OP_TF32X3) vs cublasSgemm (FP32 math)
  *   simt_s  sgemm, warp-tiled SIMT (10_warptiled.cu / 11_tuned.cu)  vs cublasSgemm
  *   simt_d  dgemm, warp-tiled SIMT                                   vs cublasDgemm

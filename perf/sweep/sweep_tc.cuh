@@ -35,7 +35,7 @@ template <class Cfg, int OP> static cudaError_t sw_tc_info(cudaFuncAttributes *a
                                                                     OP == TC_OP_TF32X3),      \
      tc_cfg<T, BM, BN, BK, WM, WN, ST, MB, DK, PP, LN>::NTHREADS}
 /* SW_TC_X with a fixed number of k slices S (split-K, splitk.cuh; clamped by mb_splitk_make to
- * at least 4 k-tiles per slice and the workspace). Name: ...lLN/kS. */
+ * at least 4 k-tiles per slice and the workspace). Name: ...lLN/S<S>. */
 #define SW_TC_XS(T, OP, BM, BN, BK, WM, WN, ST, MB, DK, PP, LN, S, note)                      \
     {#BM "x" #BN "x" #BK "/w" #WM "x" #WN "/s" #ST "/b" #MB "/k" #DK "p" #PP "l" #LN "/S" #S,  \
      note, &sw_tc_launch<tc_cfg<T, BM, BN, BK, WM, WN, ST, MB, DK, PP, LN>, OP, S>,            \
