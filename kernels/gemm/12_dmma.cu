@@ -73,20 +73,23 @@
 /* Three tiles (session 6), all 4 warps with m16n8k8, BK = 16, 3 stages, lean copies:
  *   big   128x64 (warps 64x32), 2 blocks per SM: cuBLAS's large-size tile;
  *   mid    64x64 (warps 32x32), 3 blocks per SM;
- *   small  32x64 (warps 16x32), 4 blocks per SM: cuBLAS runs 32x64 tiles from 512 to 1536. */
+ *   small  32x64 (warps 16x32), 4 blocks per SM, fed by the stream loop (fragments one n
+ *          tile ahead, the barrier before the stage's last column): cuBLAS runs 32x64 tiles
+ *          from 512 to 1536. (The stream loop made the big tile slower and the mid one no
+ *          faster: sweep, run 10.) */
 typedef tc_cfg<double, 128, 64, 16, 64, 32, 3, 2, 8, TC_PIPE_STEP2, true> dmma_big_cfg;
 typedef tc_cfg<double, 64, 64, 16, 32, 32, 3, 3, 8, TC_PIPE_STEP2, true> dmma_mid_cfg;
-typedef tc_cfg<double, 32, 64, 16, 16, 32, 3, 4, 8, TC_PIPE_STEP2, true> dmma_small_cfg;
+typedef tc_cfg<double, 32, 64, 16, 16, 32, 3, 4, 8, TC_PIPE_STREAM, true> dmma_small_cfg;
 
 /* Waves of `tiles` blocks over `slots` block slots. */
 static int64_t dmma_waves(int64_t tiles, int64_t slots) { return (tiles + slots - 1) / slots; }
 
 /* From one and a half waves of big tiles (396 on an H200) the big tile; below that, the tile
- * whose waves cost least: a wave costs in proportion to the work an SM holds in it (tile area
- * x blocks per SM) over the tile's rate per SM, measured at 4096^3 in the sweep (session 6 run
- * 5: big 1, mid 0.95, small 0.88 of the big tile's rate), i.e. 160 : 130 : 93. Ties go to the
- * larger tile. The small tile splits k (splitk.cuh) when its tiles fill less than a quarter of
- * its slots, e.g. 257x129x2051. */
+ * whose waves cost least. A wave costs about the work an SM holds in it (tile area x blocks
+ * per SM: 16384 : 12288 : 8192 for big : mid : small) over the tile's rate per SM; the rates
+ * are fitted to the sweep from 512 to 3072 (session 6 runs 5 and 10), giving 160 : 130 : 75
+ * per wave. Ties go to the larger tile. The small tile splits k (splitk.cuh) only when it has
+ * at most half a tile per SM, e.g. 257x129x2051. */
 extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s) {
     const mb_gemm_args *p = (const mb_gemm_args *)a;
     int sms = 132;
@@ -97,12 +100,12 @@ extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s) {
     const int64_t cost_big = 160 * dmma_waves(big, 2 * (int64_t)sms);
     const int64_t cost_mid = 130 * dmma_waves(mb_cdiv(p->m, 64) * mb_cdiv(p->n, 64), 3 * (int64_t)sms);
     const int64_t small = mb_cdiv(p->m, 32) * mb_cdiv(p->n, 64);
-    const int64_t cost_small = 93 * dmma_waves(small, 4 * (int64_t)sms);
+    const int64_t cost_small = 75 * dmma_waves(small, 4 * (int64_t)sms);
     if (cost_big <= cost_mid && cost_big <= cost_small)
         return tc_gemm_launch<dmma_big_cfg, TC_OP_DMMA>(p, s);
     if (cost_mid <= cost_small) return tc_gemm_launch<dmma_mid_cfg, TC_OP_DMMA>(p, s);
-    /* k split (S = 0: as splitk.cuh plans) only from one tile per SM down, a quarter of the
-     * slots (640^3, 200 tiles: 71.7% of cuBLAS unsplit, 65.8% in 2 slices; 512^3, 128
-     * tiles: the same either way) */
-    return tc_gemm_launch<dmma_small_cfg, TC_OP_DMMA>(p, s, small > (int64_t)sms ? 1 : 0);
+    /* k split (S = 0: as splitk.cuh plans) only from half a tile per SM down (640^3, 200
+     * tiles: 71.7% of cuBLAS unsplit, 65.8% in 2 slices; 512^3, 128 tiles: the same either
+     * way, before the stream loop; its split kernel spills 132 bytes) */
+    return tc_gemm_launch<dmma_small_cfg, TC_OP_DMMA>(p, s, 2 * small > (int64_t)sms ? 1 : 0);
 }

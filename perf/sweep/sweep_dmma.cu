@@ -22,12 +22,12 @@ const sw_cfg SW_PART_NAME(sw_dmma)[] = {
      * m16n8k8, 3 stages) and its neighbours. Session 4's rows (128x128 blocks, 8 warps) are
      * in docs/gemm-ladder.md; the last row is session 4's big tile for reference. */
     X(128, 64, 16, 64, 32, 3, 2, 8, 0, 1, "CURRENT big since session 5: cuBLAS's shape, k8, two sets, lean"),
+    X(128, 64, 16, 64, 32, 3, 2, 8, 2, 1, "session 6: cuBLAS's shape, k8, stream loop"),
+    X(128, 64, 16, 64, 32, 4, 2, 8, 2, 1, "session 6: cuBLAS's shape, k8, stream loop, 4 stages"),
+    X(128, 64, 16, 64, 32, 3, 2, 16, 2, 1, "session 6: cuBLAS's shape, k16, stream loop"),
     X(128, 64, 16, 64, 32, 3, 2, 8, 1, 1, "cuBLAS's shape, k8, one set"),
     X(128, 64, 16, 64, 32, 4, 2, 8, 0, 1, "cuBLAS's shape, 4 stages"),
-    X(128, 64, 16, 64, 32, 4, 2, 8, 1, 1, "cuBLAS's shape, 4 stages, one set"),
-    X(128, 64, 16, 64, 32, 3, 2, 4, 0, 1, "cuBLAS's shape, k4"),
     X(128, 64, 16, 64, 32, 3, 2, 16, 1, 1, "cuBLAS's shape, k16, one set"),
-    X(64, 128, 16, 32, 64, 3, 2, 8, 0, 1, "64x128, warps 32x64, k8"),
     X(128, 64, 32, 64, 32, 2, 2, 8, 0, 1, "cuBLAS's shape with BK 32 x 2 stages"),
     X(128, 128, 32, 64, 32, 3, 1, 16, 1, 1, "big of session 4: 128x128x32, 8 warps, k16, one set"),
 #else
