@@ -7,9 +7,9 @@
  * Operands are staged global -> shared by a multi-stage cp.async pipeline (16-byte copies when
  * the pointer and leading dimension allow it; tile parts outside the matrix are zeroed), so
  * the loads of later k-tiles overlap the tensor-core work on the current one.
- * Tiles chosen per call (session 6, see the end of this comment): 128x64, 64x64 or 32x64
- * blocks of 4 warps, by how evenly their waves fill the SMs; few tiles and deep k: split-K
- * (splitk.cuh). The machinery is shared with the TF32 rungs: tc_common.cuh.
+ * Tiles chosen per call (session 6, see the end of this comment): 128x64, 64x64, 32x64 or
+ * 32x32 blocks of 4 warps, by how evenly their waves fill the SMs; few tiles and deep k:
+ * split-K (splitk.cuh). The machinery is shared with the TF32 rungs: tc_common.cuh.
  * Run 3 (H200, first version: m16n8k8, BK = 16, 3 stages, fragment loads unrolled by 2, copies
  * issued before the mma): 30.3 / 31.6 / 40.3 / 40.4 TFLOP/s at n = 1024 / 2048 / 4096 / 8192,
  * 34.2 at 4097x4095x4099 (cuBLAS DGEMM: 52.5 (run 2) / 59.1 / 60.1 / 61.4 / 42.1), i.e. 65-67%
@@ -76,10 +76,14 @@
  *   small  32x64 (warps 16x32), 4 blocks per SM, fed by the stream loop (fragments one n
  *          tile ahead, the barrier before the stage's last column): cuBLAS runs 32x64 tiles
  *          from 512 to 1536. (The stream loop made the big tile slower and the mid one no
- *          faster: sweep, run 10.) */
+ *          faster: sweep, run 10.)
+ * and where the small tile would not give every SM a block, a tiny one:
+ *   tiny   32x32x32 (warps 16x16), 3 blocks per SM, stream loop (512^3: 119% of cuBLAS in
+ *          the sweep's single launches against the small tile's 101%, run 12). */
 typedef tc_cfg<double, 128, 64, 16, 64, 32, 3, 2, 8, TC_PIPE_STEP2, true> dmma_big_cfg;
 typedef tc_cfg<double, 64, 64, 16, 32, 32, 3, 3, 8, TC_PIPE_STEP2, true> dmma_mid_cfg;
 typedef tc_cfg<double, 32, 64, 16, 16, 32, 3, 4, 8, TC_PIPE_STREAM, true> dmma_small_cfg;
+typedef tc_cfg<double, 32, 32, 32, 16, 16, 3, 3, 8, TC_PIPE_STREAM, true> dmma_tiny_cfg;
 
 /* Waves of `tiles` blocks over `slots` block slots. */
 static int64_t dmma_waves(int64_t tiles, int64_t slots) { return (tiles + slots - 1) / slots; }
@@ -88,8 +92,9 @@ static int64_t dmma_waves(int64_t tiles, int64_t slots) { return (tiles + slots 
  * whose waves cost least. A wave costs about the work an SM holds in it (tile area x blocks
  * per SM: 16384 : 12288 : 8192 for big : mid : small) over the tile's rate per SM; the rates
  * are fitted to the sweep from 512 to 3072 (session 6 runs 5 and 10), giving 160 : 130 : 75
- * per wave. Ties go to the larger tile. The small tile splits k (splitk.cuh) only when it has
- * at most half a tile per SM, e.g. 257x129x2051. */
+ * per wave. Ties go to the larger tile. With fewer small tiles than SMs the tiny tile runs
+ * instead, and splits k (splitk.cuh) when its tiles fill less than half of its slots, e.g.
+ * 257x129x2051. */
 extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s) {
     const mb_gemm_args *p = (const mb_gemm_args *)a;
     int sms = 132;
@@ -104,8 +109,8 @@ extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s) {
     if (cost_big <= cost_mid && cost_big <= cost_small)
         return tc_gemm_launch<dmma_big_cfg, TC_OP_DMMA>(p, s);
     if (cost_mid <= cost_small) return tc_gemm_launch<dmma_mid_cfg, TC_OP_DMMA>(p, s);
-    /* k split (S = 0: as splitk.cuh plans) only from half a tile per SM down (640^3, 200
-     * tiles: 71.7% of cuBLAS unsplit, 65.8% in 2 slices; 512^3, 128 tiles: the same either
-     * way, before the stream loop; its split kernel spills 132 bytes) */
-    return tc_gemm_launch<dmma_small_cfg, TC_OP_DMMA>(p, s, 2 * small > (int64_t)sms ? 1 : 0);
+    if (small <= (int64_t)sms) return tc_gemm_launch<dmma_tiny_cfg, TC_OP_DMMA>(p, s);
+    /* never split: from one tile per SM splitting lost (640^3, 200 tiles: 71.7% of cuBLAS
+     * unsplit, 65.8% in 2 slices) */
+    return tc_gemm_launch<dmma_small_cfg, TC_OP_DMMA>(p, s, 1);
 }

@@ -16,6 +16,10 @@ const sw_cfg SW_PART_NAME(sw_dmid)[] = {
     XS(32, 64, 16, 16, 32, 3, 4, 8, 0, 1, 4, "32x64x16 4/SM, 4 slices"),
     XS(32, 64, 16, 16, 32, 4, 3, 8, 0, 1, 1, "32x64x16 k8, 4 stages, 3/SM"),
     XS(32, 64, 16, 16, 32, 3, 4, 8, 2, 1, 1, "32x64x16 4/SM, stream loop"),
+    XS(32, 64, 16, 16, 32, 3, 4, 8, 2, 1, 2, "32x64x16 4/SM, stream loop, 2 slices"),
+    XS(32, 32, 16, 16, 16, 3, 6, 8, 2, 1, 1, "32x32x16, 4 warps of 16x16, 6/SM, stream loop"),
+    XS(32, 32, 16, 16, 16, 3, 6, 8, 0, 1, 1, "32x32x16 6/SM, two sets"),
+    XS(32, 32, 32, 16, 16, 3, 3, 8, 2, 1, 1, "32x32x32 3/SM, stream loop"),
     XS(32, 64, 32, 16, 32, 3, 2, 16, 0, 1, 1, "cuBLAS's mid tile: 32x64x32, 4 warps of 16x32, k16, 2/SM"),
 #else
     XS(64, 64, 16, 32, 32, 3, 3, 8, 0, 1, 1, "64x64x16, 4 warps of 32x32, 3/SM, k8, no split"),
