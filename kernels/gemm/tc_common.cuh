@@ -311,6 +311,9 @@ TC_HD void tc_load_tile(T *s, const T *g, int64_t ld, int64_t o0, int64_t i0, in
     constexpr int CPR = INNER / VEC; /* chunks per row */
     constexpr int TOTAL = OUTER * CPR;
     static_assert(TOTAL % NTHREADS == 0, "every thread copies the same number of chunks");
+    /* The lean edge path below: FP64 only (in the FP32 wgmma kernel, at 255 registers, it
+     * made the TT instantiation spill and sgemm 4097x4095x4099 TT 8% slower, run 16). */
+    constexpr bool LEAN_EDGE = LEAN && NTHREADS % CPR == 0 && sizeof(T) == 8;
     if (vec16 && o0 + OUTER <= olim && i0 + INNER <= ilim) {
         /* Interior tile (all of it inside the matrix): no per-chunk bounds checks. */
         const T *gb = g + o0 * ld + i0;
@@ -332,6 +335,35 @@ TC_UNROLL
                 const int c = tid + it * NTHREADS;
                 const int o = c / CPR, i = (c % CPR) * VEC;
                 tc_cp_async16(s + o * LDS + i, gb + (int64_t)o * ld + i);
+            }
+        }
+    } else if (vec16 && LEAN_EDGE) {
+        /* Edge tile, the lean way: a thread's chunks share one inner offset (so one count of
+         * valid elements) and step ROWS rows at a time, so no per-chunk 64-bit index
+         * arithmetic (session 6: with per-chunk offsets, dgemm 1000x576x704, whose last tile
+         * row is an edge, ran at 75% of cuBLAS against 90% for 1024x576x704). */
+        constexpr int ROWS = NTHREADS / CPR;
+        const int o = tid / CPR, i = (tid % CPR) * VEC;
+        const int64_t rem = ilim - (i0 + i); /* valid elements from this thread's chunks on */
+        const int64_t step = (int64_t)ROWS * ld;
+        int64_t go = o0 + o;
+        const T *src = g + go * ld + (i0 + i);
+        T *dst = s + o * LDS + i;
+TC_UNROLL
+        for (int it = 0; it < TOTAL / NTHREADS; ++it, go += ROWS, src += step) {
+            T *d = dst + it * ROWS * LDS;
+            if (go < olim && rem >= VEC) {
+                tc_cp_async16(d, src);
+            } else if (go < olim && rem > 0) { /* last, partial chunk of a row: per element */
+TC_UNROLL
+                for (int e = 0; e < VEC; ++e) {
+                    if (e < rem)
+                        tc_cp_async_elem<(int)sizeof(T)>(d + e, src + e);
+                    else
+                        d[e] = T(0);
+                }
+            } else {
+                tc_zero16(d);
             }
         }
     } else if (vec16) {
