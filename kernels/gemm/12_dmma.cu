@@ -66,11 +66,17 @@
  * with split-K between 66 and 99 tiles) measured 68 / 73 / 57 / 52 / 67% at 640 / 768 / 896 /
  * 1152 / 1536 in the same run. Split-K did not pay at these sizes beyond a few percent (a
  * version that summed the slabs in the last block of each tile instead of a second kernel
- * was slower still: 0.17 -> 0.24 ms at 1536^3 in 2 slices).
+ * was slower still: 0.17 -> 0.24 ms at 1536^3 in 2 slices). Then (runs 9-17): the small tile
+ * on the stream fragment loop (768^3 78 -> 90% in the sweep), a tiny 32x32x32 tile where the
+ * small one leaves SMs without a block (512^3 67-69 -> 77-79% in the benchmark), and lean
+ * copies for edge tiles (tc_load_tile; 1000x600x700 62-65 -> 68-71%). miniblas-bench run 17
+ * (NN / TT): 512 79 / 77, 640 75 / 81, 768 85 / 88, 896 82 / 86, 1024 83 / 82, 1536 81 / 79,
+ * 2048 81 / 84, 4096 85 / 89, 8192 87 / 90% of cuBLAS DGEMM (session 5: 57-98, 65, 72-74,
+ * 54-56, 77-80, 63-64, 86-87, 88-91, 88-100).
  */
 #include "tc_common.cuh"
 
-/* Three tiles (session 6), all 4 warps with m16n8k8, BK = 16, 3 stages, lean copies:
+/* Four tiles (session 6), all 4 warps with m16n8k8, 3 stages, lean copies, BK = 16 but tiny:
  *   big   128x64 (warps 64x32), 2 blocks per SM: cuBLAS's large-size tile;
  *   mid    64x64 (warps 32x32), 3 blocks per SM;
  *   small  32x64 (warps 16x32), 4 blocks per SM, fed by the stream loop (fragments one n
