@@ -304,6 +304,27 @@ __device__ __forceinline__ void tc_mma_f64(double c[4], const double (&a)[2 * KQ
  * Global -> shared: one tile of OUTER rows x INNER contiguous elements, element (o, i) at
  * g[(o0 + o) * ld + (i0 + i)], valid while o0 + o < olim and i0 + i < ilim (zeros beyond).
  * ------------------------------------------------------------------------------------- */
+/* One 16-byte chunk of an edge tile at d, from src: whole when its row is inside the matrix
+ * and at least a chunk of the row remains (rem elements), per element when only part of it
+ * does (zeros after), else zeros. */
+template <typename T>
+TC_HD void tc_copy_edge_chunk(T *d, const T *src, bool row_ok, int64_t rem) {
+    constexpr int VEC = 16 / (int)sizeof(T);
+    if (row_ok && rem >= VEC) {
+        tc_cp_async16(d, src);
+    } else if (row_ok && rem > 0) { /* last, partial chunk of a row: per element */
+TC_UNROLL
+        for (int e = 0; e < VEC; ++e) {
+            if (e < rem)
+                tc_cp_async_elem<(int)sizeof(T)>(d + e, src + e);
+            else
+                d[e] = T(0);
+        }
+    } else {
+        tc_zero16(d);
+    }
+}
+
 template <typename T, int OUTER, int INNER, int LDS, int NTHREADS, bool LEAN = false>
 TC_HD void tc_load_tile(T *s, const T *g, int64_t ld, int64_t o0, int64_t i0, int64_t olim,
                         int64_t ilim, bool vec16, int tid) {
@@ -350,43 +371,15 @@ TC_UNROLL
         const T *src = g + go * ld + (i0 + i);
         T *dst = s + o * LDS + i;
 TC_UNROLL
-        for (int it = 0; it < TOTAL / NTHREADS; ++it, go += ROWS, src += step) {
-            T *d = dst + it * ROWS * LDS;
-            if (go < olim && rem >= VEC) {
-                tc_cp_async16(d, src);
-            } else if (go < olim && rem > 0) { /* last, partial chunk of a row: per element */
-TC_UNROLL
-                for (int e = 0; e < VEC; ++e) {
-                    if (e < rem)
-                        tc_cp_async_elem<(int)sizeof(T)>(d + e, src + e);
-                    else
-                        d[e] = T(0);
-                }
-            } else {
-                tc_zero16(d);
-            }
-        }
+        for (int it = 0; it < TOTAL / NTHREADS; ++it, go += ROWS, src += step)
+            tc_copy_edge_chunk(dst + it * ROWS * LDS, src, go < olim, rem);
     } else if (vec16) {
 TC_UNROLL
         for (int it = 0; it < TOTAL / NTHREADS; ++it) {
             const int c = tid + it * NTHREADS;
             const int o = c / CPR, i = (c % CPR) * VEC;
             const int64_t go = o0 + o, gi = i0 + i;
-            const int64_t rem = ilim - gi; /* valid elements from this chunk on */
-            T *d = s + o * LDS + i;
-            if (go < olim && rem >= VEC) {
-                tc_cp_async16(d, g + go * ld + gi);
-            } else if (go < olim && rem > 0) { /* last, partial chunk of a row: per element */
-TC_UNROLL
-                for (int e = 0; e < VEC; ++e) {
-                    if (e < rem)
-                        tc_cp_async_elem<(int)sizeof(T)>(d + e, g + go * ld + gi + e);
-                    else
-                        d[e] = T(0);
-                }
-            } else {
-                tc_zero16(d);
-            }
+            tc_copy_edge_chunk(s + o * LDS + i, g + go * ld + gi, go < olim, ilim - gi);
         }
     } else {
 TC_UNROLL
