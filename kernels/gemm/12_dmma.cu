@@ -74,7 +74,6 @@
  * 2048 81 / 84, 4096 85 / 89, 8192 87 / 90% of cuBLAS DGEMM (session 5: 57-98, 65, 72-74,
  * 54-56, 77-80, 63-64, 86-87, 88-91, 88-100).
  */
-#include <stdlib.h> /* EXPERIMENT: getenv */
 #include "tc_common.cuh"
 
 /* Four tiles (session 6), all 4 warps with m16n8k8, 3 stages, lean copies, BK = 16 but tiny:
@@ -87,12 +86,10 @@
  * and where the small tile would not give every SM a block, a tiny one:
  *   tiny   32x32x32 (warps 16x16), 3 blocks per SM, stream loop (512^3: 119% of cuBLAS in
  *          the sweep's single launches against the small tile's 101%, run 12). */
-template <bool VF> struct dmma_cfgs {
-typedef tc_cfg<double, 128, 64, 16, 64, 32, 3, 2, 8, TC_PIPE_STEP2, true, VF> big;
-typedef tc_cfg<double, 64, 64, 16, 32, 32, 3, 3, 8, TC_PIPE_STEP2, true, VF> mid;
-typedef tc_cfg<double, 32, 64, 16, 16, 32, 3, 4, 8, TC_PIPE_STREAM, true, VF> small;
-typedef tc_cfg<double, 32, 32, 32, 16, 16, 3, 3, 8, TC_PIPE_STREAM, true, VF> tiny;
-};
+typedef tc_cfg<double, 128, 64, 16, 64, 32, 3, 2, 8, TC_PIPE_STEP2, true> dmma_big_cfg;
+typedef tc_cfg<double, 64, 64, 16, 32, 32, 3, 3, 8, TC_PIPE_STEP2, true> dmma_mid_cfg;
+typedef tc_cfg<double, 32, 64, 16, 16, 32, 3, 4, 8, TC_PIPE_STREAM, true> dmma_small_cfg;
+typedef tc_cfg<double, 32, 32, 32, 16, 16, 3, 3, 8, TC_PIPE_STREAM, true> dmma_tiny_cfg;
 
 /* Waves of `tiles` blocks over `slots` block slots. */
 static int64_t dmma_waves(int64_t tiles, int64_t slots) { return (tiles + slots - 1) / slots; }
@@ -104,11 +101,8 @@ static int64_t dmma_waves(int64_t tiles, int64_t slots) { return (tiles + slots 
  * per wave. Ties go to the larger tile. With fewer small tiles than SMs the tiny tile runs
  * instead, and splits k (splitk.cuh) when its tiles fill less than half of its slots, e.g.
  * 257x129x2051. */
-template <bool VF> static cudaError_t dmma_pick(const mb_gemm_args *p, cudaStream_t s) {
-    typedef typename dmma_cfgs<VF>::big dmma_big_cfg;
-    typedef typename dmma_cfgs<VF>::mid dmma_mid_cfg;
-    typedef typename dmma_cfgs<VF>::small dmma_small_cfg;
-    typedef typename dmma_cfgs<VF>::tiny dmma_tiny_cfg;
+extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s) {
+    const mb_gemm_args *p = (const mb_gemm_args *)a;
     int sms = 132;
     cudaError_t e = mb_device_info(&sms, NULL);
     if (e != cudaSuccess) return e;
@@ -125,11 +119,4 @@ template <bool VF> static cudaError_t dmma_pick(const mb_gemm_args *p, cudaStrea
     /* never split: from one tile per SM splitting lost (640^3, 200 tiles: 71.7% of cuBLAS
      * unsplit, 65.8% in 2 slices) */
     return tc_gemm_launch<dmma_small_cfg, TC_OP_DMMA>(p, s, 1);
-}
-
-/* EXPERIMENT (session 7): MB_EXP_VF=0 selects the configurations without vector fragments. */
-extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s) {
-    static int vf = -1;
-    if (vf < 0) vf = getenv("MB_EXP_VF") ? atoi(getenv("MB_EXP_VF")) : 1;
-    return vf ? dmma_pick<true>((const mb_gemm_args *)a, s) : dmma_pick<false>((const mb_gemm_args *)a, s);
 }

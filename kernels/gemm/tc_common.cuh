@@ -66,7 +66,7 @@
  * 16 x 8); STAGES shared-memory buffers in flight; MINB_ blocks per SM asked of ptxas.
  * ------------------------------------------------------------------------------------- */
 template <typename T_, int BM_, int BN_, int BK_, int WM_, int WN_, int STAGES_, int MINB_,
-          int DK_ = 4, int PIPE_ = TC_PIPE_STEP2, bool LEAN_ = false, bool VF_ = false>
+          int DK_ = 4, int PIPE_ = TC_PIPE_STEP2, bool LEAN_ = false>
 struct tc_cfg {
     typedef T_ T;
     static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, STAGES = STAGES_;
@@ -78,10 +78,6 @@ struct tc_cfg {
     /* Any op: LEAN = the copies of an interior tile from one base address and one row stride
      * per thread (tc_load_tile), fewer registers live across the k loop. */
     static constexpr bool LEAN = LEAN_;
-    /* FP64 m16n8k8 only: VF = vector fragments, each lane's fragment pairs read with one
-     * 16-byte LDS.128 instead of two LDS.64 (see "Vector fragments" below). */
-    static constexpr bool VF = VF_;
-    static_assert(!VF || (sizeof(T) == 8 && DK == 8), "vector fragments: FP64 m16n8k8 only");
     static_assert(DK == 4 || DK == 8 || DK == 16, "FP64 mma depth: 4, 8 or 16");
     static_assert(PIPE >= TC_PIPE_STEP2 && PIPE <= TC_PIPE_STREAM, "fragment pipeline");
     static_assert(BK % DK == 0, "BK must be a multiple of the mma depth");
@@ -93,17 +89,13 @@ struct tc_cfg {
      * (4 of them) of a tile. MN-contiguous: address t * LD + g; K-contiguous: g * LD + t.
      * float: 32 distinct banks when LD % 32 == 8 (MN) or LD % 32 == 4 (K).
      * double (a half-warp per shared-memory wavefront: g in 0..3 or 4..7, t in 0..3): 16
-     * distinct 8-byte bank pairs when LD % 16 == 4 in both cases.
-     * double with VF (a quarter-warp per wavefront of LDS.128: g in {2q, 2q+1}, t in 0..3):
-     * MN-contiguous reads 2 doubles at 2t * LD + 2g, 8 distinct 16-byte bank quads when
-     * LD % 8 == 2; K-contiguous ones at g * LD + 2t when LD % 16 == 8. */
-    static constexpr int PAD_MN = sizeof(T) == 4 ? 8 : (VF ? 2 : 4);
-    static constexpr int PAD_K = VF ? 8 : 4;
+     * distinct 8-byte bank pairs when LD % 16 == 4 in both cases. */
+    static constexpr int PAD_MN = sizeof(T) == 4 ? 8 : 4;
+    static constexpr int PAD_K = 4;
     static constexpr int LD_AM = BM + PAD_MN, LD_BN = BN + PAD_MN, LD_K = BK + PAD_K;
     static_assert(BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 8 == 0, "warp tiling");
     static_assert(BK % KSTEP == 0 && BK % VEC == 0 && BM % VEC == 0 && BN % VEC == 0, "tile");
     static_assert(sizeof(T) == 4 ? (LD_AM % 32 == 8 && LD_BN % 32 == 8 && LD_K % 32 == 4)
-                  : VF           ? (LD_AM % 8 == 2 && LD_BN % 8 == 2 && LD_K % 16 == 8)
                                  : (LD_AM % 16 == 4 && LD_BN % 16 == 4 && LD_K % 16 == 4),
                   "pads must keep fragment reads conflict-free");
     static_assert((LD_AM * sizeof(T)) % 16 == 0 && (LD_BN * sizeof(T)) % 16 == 0 &&
@@ -141,26 +133,6 @@ TC_HD int tc_frag_b_row(int lane, int v) { return (lane & 3) + 4 * v; }
 TC_HD int tc_frag_b_col(int lane) { return lane >> 2; }
 TC_HD int tc_frag_c_row(int lane, int v) { return (lane >> 2) + 8 * (v >> 1); }
 TC_HD int tc_frag_c_col(int lane, int v) { return 2 * (lane & 3) + (v & 1); }
-
-/* Vector fragments (tc_cfg::VF, FP64 m16n8k8). A k step's sum is the same in any order of k,
- * so the mma's k index kappa may stand for any k of the step as long as A and B agree: kappa
- * = t + 4 j is read from k = 2 t + j, and a lane's two k values (j = 0, 1) are adjacent, one
- * LDS.128 in a K-contiguous tile. In an MN-contiguous A tile a lane's two rows are paired
- * instead: mma row g + 8 h of a 16-row tile is tile row 2 g + h; in an MN-contiguous B tile
- * two n tiles are: column g of n tile 2 i + h is tile column 16 i + 2 g + h (not in the stream
- * loop, which reads B one n tile at a time). The epilogue writes C where those rows and
- * columns are (tc_c_row, tc_c_col). */
-template <class Cfg, bool AKC> constexpr bool tc_mperm = Cfg::VF && !AKC;
-template <class Cfg, bool BKC>
-constexpr bool tc_nperm = Cfg::VF && !BKC && Cfg::PIPE != TC_PIPE_STREAM;
-/* Row (column) of accumulator register v of mma tile mi (ni) in the warp tile. */
-template <class Cfg, bool AKC> TC_HD int tc_c_row(int lane, int mi, int v) {
-    return 16 * mi + (tc_mperm<Cfg, AKC> ? 2 * (lane >> 2) + (v >> 1) : tc_frag_c_row(lane, v));
-}
-template <class Cfg, bool BKC> TC_HD int tc_c_col(int lane, int ni, int v) {
-    return tc_nperm<Cfg, BKC> ? 16 * (ni >> 1) + 2 * tc_frag_c_col(lane, v) + (ni & 1)
-                              : 8 * ni + tc_frag_c_col(lane, v);
-}
 
 /* Block tile of a linear tile index: groups of GROUP_M tile-rows are walked column by column,
  * so blocks running at the same time share A panels and B panels in L2. */
@@ -498,24 +470,6 @@ TC_UNROLL
             for (int h = 0; h < 2; ++h)
                 a[mi][h] = sA[tc_sa_index<Cfg, AKC>(wm0 + mi * 16 + (lane >> 2) + 8 * h,
                                                     kk + (lane & 3))];
-    } else if constexpr (Cfg::VF) { /* kappa = t + 4 j at k = 2 t + j */
-        const int g = lane >> 2, t = lane & 3;
-TC_UNROLL
-        for (int mi = 0; mi < Cfg::MI; ++mi)
-TC_UNROLL
-            for (int j = 0; j < 2; ++j) {
-                if constexpr (AKC) { /* rows g + 8 j, k = 2 t and 2 t + 1 */
-                    const double2 x = *(const double2 *)(sA + tc_sa_index<Cfg, AKC>(
-                                                                  wm0 + mi * 16 + g + 8 * j, kk + 2 * t));
-                    a[mi][j] = x.x;
-                    a[mi][j + 2] = x.y;
-                } else { /* rows g and g + 8 at tile rows 2 g, 2 g + 1; k = 2 t + j */
-                    const double2 x = *(const double2 *)(sA + tc_sa_index<Cfg, AKC>(
-                                                                  wm0 + mi * 16 + 2 * g, kk + 2 * t + j));
-                    a[mi][2 * j] = x.x;
-                    a[mi][2 * j + 1] = x.y;
-                }
-            }
     } else {
 TC_UNROLL
         for (int mi = 0; mi < Cfg::MI; ++mi)
@@ -529,19 +483,8 @@ TC_UNROLL
 template <class Cfg, bool BKC, int KQ>
 __host__ __device__ __forceinline__ void tc_gather_b1_f64(double (&b)[KQ], const double *sB,
                                                           int wn0, int ni, int kk, int lane) {
-    static_assert(!tc_nperm<Cfg, BKC>, "paired n tiles are read by tc_gather_b_f64");
     if constexpr (KQ == 1) {
         b[0] = sB[tc_sb_index<Cfg, BKC>(kk + (lane & 3), wn0 + ni * 8 + (lane >> 2))];
-    } else if constexpr (Cfg::VF) { /* b[j]: kappa = t + 4 j at k = 2 t + j */
-        const int n = wn0 + ni * 8 + (lane >> 2), k = kk + 2 * (lane & 3);
-        if constexpr (BKC) {
-            const double2 x = *(const double2 *)(sB + tc_sb_index<Cfg, BKC>(k, n));
-            b[0] = x.x;
-            b[1] = x.y;
-        } else {
-            b[0] = sB[tc_sb_index<Cfg, BKC>(k, n)];
-            b[1] = sB[tc_sb_index<Cfg, BKC>(k + 1, n)];
-        }
     } else {
 TC_UNROLL
         for (int v = 0; v < KQ; ++v)
@@ -552,23 +495,8 @@ template <class Cfg, bool BKC, int KQ>
 __host__ __device__ __forceinline__ void tc_gather_b_f64(double (&b)[Cfg::NI][KQ],
                                                          const double *sB, int wn0, int kk,
                                                          int lane) {
-    if constexpr (tc_nperm<Cfg, BKC>) { /* n tiles 2 i and 2 i + 1 from one LDS.128 */
-        static_assert(Cfg::NI % 2 == 0, "paired n tiles");
-        const int g = lane >> 2, t = lane & 3;
 TC_UNROLL
-        for (int i = 0; i < Cfg::NI / 2; ++i)
-TC_UNROLL
-            for (int j = 0; j < 2; ++j) {
-                const double2 x =
-                    *(const double2 *)(sB + tc_sb_index<Cfg, BKC>(kk + 2 * t + j, wn0 + 16 * i + 2 * g));
-                b[2 * i][j] = x.x;
-                b[2 * i + 1][j] = x.y;
-            }
-    } else {
-TC_UNROLL
-        for (int ni = 0; ni < Cfg::NI; ++ni)
-            tc_gather_b1_f64<Cfg, BKC, KQ>(b[ni], sB, wn0, ni, kk, lane);
-    }
+    for (int ni = 0; ni < Cfg::NI; ++ni) tc_gather_b1_f64<Cfg, BKC, KQ>(b[ni], sB, wn0, ni, kk, lane);
 }
 
 /* Bit casts usable on host (the CPU emulation) and device. */
@@ -985,16 +913,16 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
             for (int ni = 0; ni < Cfg::NI; ++ni)
 #pragma unroll
                 for (int v = 0; v < 4; ++v) {
-                    const int64_t r = m0 + wm0 + tc_c_row<Cfg, AKC>(lane, mi, v);
-                    const int64_t c = n0 + wn0 + tc_c_col<Cfg, BKC>(lane, ni, v);
+                    const int64_t r = m0 + wm0 + mi * 16 + tc_frag_c_row(lane, v);
+                    const int64_t c = n0 + wn0 + ni * 8 + tc_frag_c_col(lane, v);
                     cv[ni][v] = beta != T(0) && r < p.m && c < p.n ? C[r + c * p.ldc] : T(0);
                 }
 #pragma unroll
             for (int ni = 0; ni < Cfg::NI; ++ni)
 #pragma unroll
                 for (int v = 0; v < 4; ++v) {
-                    const int64_t r = m0 + wm0 + tc_c_row<Cfg, AKC>(lane, mi, v);
-                    const int64_t c = n0 + wn0 + tc_c_col<Cfg, BKC>(lane, ni, v);
+                    const int64_t r = m0 + wm0 + mi * 16 + tc_frag_c_row(lane, v);
+                    const int64_t c = n0 + wn0 + ni * 8 + tc_frag_c_col(lane, v);
                     if (r < p.m && c < p.n) {
                         const T val = alpha * acc[mi][ni][v];
                         C[r + c * p.ldc] = beta == T(0) ? val : val + beta * cv[ni][v];

@@ -6,15 +6,8 @@
  * sweep's workspace (SWEEP_WORK_MB, default 64). */
 #include "sweep_tc.cuh"
 #define XS(...) SW_TC_XS(double, TC_OP_DMMA, __VA_ARGS__)
-#define XV(...) SW_TC_XSV(double, TC_OP_DMMA, __VA_ARGS__)
 const sw_cfg SW_PART_NAME(sw_dmid)[] = {
 #if SW_PART == 0
-    /* Session 7: vector fragments (tc_cfg VF) on the four tiles of 12_dmma.cu. */
-    XV(128, 64, 16, 64, 32, 3, 2, 8, 0, 1, 1, 1, "session 7: big, vector fragments"),
-    XV(64, 64, 16, 32, 32, 3, 3, 8, 0, 1, 1, 1, "session 7: mid, vector fragments"),
-    XV(32, 64, 16, 16, 32, 3, 4, 8, 2, 1, 1, 1, "session 7: small (stream), vector fragments"),
-    XV(32, 64, 16, 16, 32, 3, 4, 8, 0, 1, 1, 1, "session 7: small on two sets, vector fragments"),
-    XV(32, 32, 32, 16, 16, 3, 3, 8, 2, 1, 1, 1, "session 7: tiny (stream), vector fragments"),
     XS(128, 64, 16, 64, 32, 3, 2, 8, 0, 1, 1, "big (128x64x16, 4 warps, 2/SM), no split"),
     XS(128, 64, 16, 64, 32, 3, 2, 8, 0, 1, 3, "big, 3 slices"),
     XS(128, 64, 32, 32, 32, 3, 1, 16, 2, 1, 1, "small (128x64x32, 8 warps, 1/SM), no split"),

@@ -16,21 +16,8 @@
 #include "sweep_tc.cuh"
 #define D(...) SW_TC(double, TC_OP_DMMA, __VA_ARGS__)
 #define X(...) SW_TC_X(double, TC_OP_DMMA, __VA_ARGS__)
-#define XV(...) SW_TC_XSV(double, TC_OP_DMMA, __VA_ARGS__)
 const sw_cfg SW_PART_NAME(sw_dmma)[] = {
 #if SW_PART == 0
-    /* Session 7: vector fragments (tc_cfg VF: LDS.128 fragment pairs, k, m and n permuted),
-     * against the current big tile, alternating (the 700 W cap moves neighbouring rows). */
-    XV(128, 64, 16, 64, 32, 3, 2, 8, 0, 1, 0, 0, "current big (control)"),
-    XV(128, 64, 16, 64, 32, 3, 2, 8, 0, 1, 1, 0, "session 7: big with vector fragments"),
-    XV(128, 64, 16, 64, 32, 3, 2, 8, 0, 1, 0, 0, "current big (control)"),
-    XV(128, 64, 16, 64, 32, 3, 2, 8, 0, 1, 1, 0, "session 7: big with vector fragments"),
-    XV(128, 64, 16, 64, 32, 3, 2, 8, 0, 1, 0, 0, "current big (control)"),
-    XV(128, 64, 16, 64, 32, 3, 2, 8, 0, 1, 1, 0, "session 7: big with vector fragments"),
-    XV(128, 64, 16, 64, 32, 4, 2, 8, 0, 1, 0, 0, "big, 4 stages (control)"),
-    XV(128, 64, 16, 64, 32, 4, 2, 8, 0, 1, 1, 0, "session 7: big, vector fragments, 4 stages"),
-    XV(128, 64, 16, 64, 32, 4, 2, 8, 0, 1, 0, 0, "big, 4 stages (control)"),
-    XV(128, 64, 16, 64, 32, 4, 2, 8, 0, 1, 1, 0, "session 7: big, vector fragments, 4 stages"),
     /* Session 5: cuBLAS's own DGEMM tile (ncu: 128x64x16, 4 warps of 64x32, 2 blocks/SM,
      * m16n8k8, 3 stages) and its neighbours. Session 4's rows (128x128 blocks, 8 warps) are
      * in docs/gemm-ladder.md; the last row is session 4's big tile for reference. */

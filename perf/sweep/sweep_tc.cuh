@@ -37,13 +37,9 @@ template <class Cfg, int OP> static cudaError_t sw_tc_info(cudaFuncAttributes *a
 /* SW_TC_X with a fixed number of k slices S (split-K, splitk.cuh; clamped by mb_splitk_make to
  * at least 4 k-tiles per slice and the workspace). Name: ...lLN/S<S>. */
 #define SW_TC_XS(T, OP, BM, BN, BK, WM, WN, ST, MB, DK, PP, LN, S, note)                      \
-    SW_TC_XSV(T, OP, BM, BN, BK, WM, WN, ST, MB, DK, PP, LN, 0, S, note)
-/* ... and with VF (vector fragments, FP64 m16n8k8: 0, 1). Name: ...lLN/vVF/S<S>. */
-#define SW_TC_XSV(T, OP, BM, BN, BK, WM, WN, ST, MB, DK, PP, LN, VF, S, note)                 \
-    {#BM "x" #BN "x" #BK "/w" #WM "x" #WN "/s" #ST "/b" #MB "/k" #DK "p" #PP "l" #LN "/v" #VF   \
-     "/S" #S,                                                                                  \
-     note, &sw_tc_launch<tc_cfg<T, BM, BN, BK, WM, WN, ST, MB, DK, PP, LN, VF>, OP, S>,        \
-     &sw_tc_info<tc_cfg<T, BM, BN, BK, WM, WN, ST, MB, DK, PP, LN, VF>, OP>,                   \
-     tc_cfg<T, BM, BN, BK, WM, WN, ST, MB, DK, PP, LN, VF>::smem_bytes(false, true,            \
-                                                                        OP == TC_OP_TF32X3),  \
-     tc_cfg<T, BM, BN, BK, WM, WN, ST, MB, DK, PP, LN, VF>::NTHREADS}
+    {#BM "x" #BN "x" #BK "/w" #WM "x" #WN "/s" #ST "/b" #MB "/k" #DK "p" #PP "l" #LN "/S" #S,  \
+     note, &sw_tc_launch<tc_cfg<T, BM, BN, BK, WM, WN, ST, MB, DK, PP, LN>, OP, S>,            \
+     &sw_tc_info<tc_cfg<T, BM, BN, BK, WM, WN, ST, MB, DK, PP, LN>, OP>,                       \
+     tc_cfg<T, BM, BN, BK, WM, WN, ST, MB, DK, PP, LN>::smem_bytes(false, true,                \
+                                                                    OP == TC_OP_TF32X3),      \
+     tc_cfg<T, BM, BN, BK, WM, WN, ST, MB, DK, PP, LN>::NTHREADS}
