@@ -181,7 +181,18 @@ def kernel_rung(name):
     m = re.match(r"void tc_gemm_kernel<tc_cfg<[^>]*>, (\d)", name)
     if m:
         return "gemm", {"0": "dmma", "1": "tf32", "2": "tf32x3"}[m.group(1)], prec
+    if name.startswith("void wg_tf32x3_kernel<"):
+        return "gemm", "wgmma_tf32x3", "float"
     return None
+
+
+def tc_cfg_smem(es, bm, bn, bk, st, akc, bkc, split):
+    """tc_common.cuh: tc_cfg::smem_bytes (pads: MN 8 floats / 4 doubles, K 4)."""
+    pad_mn = 8 if es == 4 else 4
+    ld_am, ld_bn, ld_k = bm + pad_mn, bn + pad_mn, bk + 4
+    a = bm * ld_k if akc else bk * ld_am
+    b = bn * ld_k if bkc else bk * ld_bn
+    return (st + (2 if split else 0)) * (a + b) * es
 
 
 def dynamic_smem(name, rung, prec):
@@ -198,16 +209,16 @@ def dynamic_smem(name, rung, prec):
         ks = p[9] if len(p) > 9 else 1  # k-slices (later versions): reduction buffer
         v = 16 // es
         return max(st * bk * ((bm + v) + (bn + v)) * es, (ks - 1) * bm * bn * es)
-    m = re.match(r"void tc_gemm_kernel<tc_cfg<\w+, (\d+), (\d+), (\d+), (\d+), (\d+), (\d+), (\d+)>, "
-                 r"(\d), (true|false), (true|false)>", name)
-    if m:  # tc_common.cuh: tc_cfg::smem_bytes
+    # tc_cfg<T, BM, BN, BK, WM, WN, STAGES, MINB[, DK, PIPE, LEAN]>, OP, AKC, BKC[, SPLIT]
+    m = re.match(r"void tc_gemm_kernel<tc_cfg<\w+, (\d+), (\d+), (\d+), (\d+), (\d+), (\d+), (\d+)"
+                 r"(?:, \d+, \d+, (?:true|false))?>, (\d), (true|false), (true|false)", name)
+    if m:
         bm, bn, bk, wm, wn, st, minb, op = [int(x) for x in m.groups()[:8]]
-        akc, bkc = m.group(9) == "true", m.group(10) == "true"
-        pad_mn = 8 if es == 4 else 4
-        ld_am, ld_bn, ld_k = bm + pad_mn, bn + pad_mn, bk + 4
-        a = bm * ld_k if akc else bk * ld_am
-        b = bn * ld_k if bkc else bk * ld_bn
-        return (st + (2 if op == 2 else 0)) * (a + b) * es
+        return tc_cfg_smem(es, bm, bn, bk, st, m.group(9) == "true", m.group(10) == "true", op == 2)
+    m = re.match(r"void wg_tf32x3_kernel<(true|false), (true|false)", name)
+    if m:  # 15_wgmma_tf32x3.cu wg_smem_bytes: 4 B planes (128 x 32 floats), then wg_cfg's stages
+        return 4 * 128 * 32 * 4 + tc_cfg_smem(4, 128, 128, 32, 4, m.group(1) == "true",
+                                              m.group(2) == "true", False)
     return 0
 
 

@@ -41,6 +41,8 @@ def main():
     ap.add_argument("csv", help="CSV written by miniblas-bench --csv")
     ap.add_argument("--out", default=".", help="directory for the PNG files (default .)")
     ap.add_argument("--ops", default="", help="comma-separated ops to plot (default all)")
+    ap.add_argument("--logy", action="store_true",
+                    help="logarithmic rate axis (the gemm ladders span 0.5 to 70 TFLOP/s)")
     args = ap.parse_args()
 
     try:
@@ -69,7 +71,10 @@ def main():
         sys.exit("no plottable rows in %s" % args.csv)
     os.makedirs(args.out, exist_ok=True)
     for (op, trans, inc), rungs in groups.items():
-        fig, ax = plt.subplots(figsize=(9, 5.5))
+        fig, ax = plt.subplots(figsize=(10, 5.5))
+        # distinct colour and marker per rung (the default cycle repeats after 10 rungs)
+        ours = [r for r in rungs if r not in ("cublas", "cublas_tf32")]
+        style = {r: (plt.cm.tab20(i % 20), "osD^v<>ph*"[i % 10]) for i, r in enumerate(ours)}
         for rung, pts in rungs.items():
             pts.sort()
             xs = [p[0] for p in pts]
@@ -80,8 +85,11 @@ def main():
                 ax.plot(xs, ys, color="black", linewidth=1.5, linestyle="--",
                         label="cuBLAS TF32", zorder=9)
             else:
-                ax.plot(xs, ys, marker="o", markersize=3, linewidth=1, label=rung)
+                ax.plot(xs, ys, color=style[rung][0], marker=style[rung][1], markersize=4,
+                        linewidth=1.2, label=rung)
         ax.set_xscale("log", base=2)
+        if args.logy:
+            ax.set_yscale("log")
         ax.set_xlabel(size_label(op))
         ax.set_ylabel(units[(op, trans, inc)])
         title = op
@@ -91,7 +99,7 @@ def main():
             title += " inc=" + inc
         ax.set_title(title)
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=8, ncol=2)
+        ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
         fig.tight_layout()
         name = op + ("_" + trans if trans not in ("", "-") else "") + \
             ("_inc" + inc if inc not in ("", "0", "1") else "") + ".png"
