@@ -39,6 +39,7 @@
 #ifndef MINIBLAS_GEMM_TC_COMMON_CUH
 #define MINIBLAS_GEMM_TC_COMMON_CUH
 
+#include <stdlib.h> /* getenv: the session-8 experiment switch */
 #include <string.h> /* memcpy: the host bit casts of the CPU emulation */
 #include "../common/common.cuh"
 #include "splitk.cuh"
@@ -815,7 +816,7 @@ __device__ __forceinline__ void tc_mainloop_f64_stream(double (&acc)[Cfg::MI][Cf
  * ------------------------------------------------------------------------------------- */
 template <class Cfg, int OP, bool AKC, bool BKC, bool SPLIT>
 __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
-    tc_gemm_kernel(mb_gemm_args p, bool a_vec, bool b_vec, int64_t kc) {
+    tc_gemm_kernel(mb_gemm_args p, bool a_vec, bool b_vec, int64_t kc, int shift) {
     typedef typename Cfg::T T;
     if (SPLIT) p = mb_splitk_part<T>(p, blockIdx.y, kc); /* split-K: this block's slice */
     static_assert(OP == TC_OP_DMMA || (Cfg::DK == 4 && Cfg::PIPE == TC_PIPE_STEP2),
@@ -839,7 +840,11 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
     for (int64_t tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
         int64_t tm, tn;
         tc_tile_coords(tile, ntm, ntn, &tm, &tn);
-        const int64_t m0 = tm * Cfg::BM, n0 = tn * Cfg::BN;
+        /* The block owns rows [r0, r0 + BM) and columns [c0, c0 + BN) of C (clipped to the
+         * matrix) but may compute the tile from (m0, n0): see tc_edge_shift. */
+        const int64_t r0 = tm * Cfg::BM, c0 = tn * Cfg::BN;
+        const int64_t m0 = (shift & 1) && r0 + Cfg::BM > p.m ? p.m - Cfg::BM : r0;
+        const int64_t n0 = (shift & 2) && c0 + Cfg::BN > p.n ? p.n - Cfg::BN : c0;
 
         T acc[Cfg::MI][Cfg::NI][4];
 #pragma unroll
@@ -915,7 +920,9 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
                 for (int v = 0; v < 4; ++v) {
                     const int64_t r = m0 + wm0 + mi * 16 + tc_frag_c_row(lane, v);
                     const int64_t c = n0 + wn0 + ni * 8 + tc_frag_c_col(lane, v);
-                    cv[ni][v] = beta != T(0) && r < p.m && c < p.n ? C[r + c * p.ldc] : T(0);
+                    cv[ni][v] = beta != T(0) && r >= r0 && r < p.m && c >= c0 && c < p.n
+                                    ? C[r + c * p.ldc]
+                                    : T(0);
                 }
 #pragma unroll
             for (int ni = 0; ni < Cfg::NI; ++ni)
@@ -923,7 +930,7 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
                 for (int v = 0; v < 4; ++v) {
                     const int64_t r = m0 + wm0 + mi * 16 + tc_frag_c_row(lane, v);
                     const int64_t c = n0 + wn0 + ni * 8 + tc_frag_c_col(lane, v);
-                    if (r < p.m && c < p.n) {
+                    if (r >= r0 && r < p.m && c >= c0 && c < p.n) {
                         const T val = alpha * acc[mi][ni][v];
                         C[r + c * p.ldc] = beta == T(0) ? val : val + beta * cv[ni][v];
                     }
@@ -954,6 +961,26 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
 /* ---------------------------------------------------------------------------------------
  * Launcher: picks the transpose instantiation, checks alignment for the 16-byte path.
  * ------------------------------------------------------------------------------------- */
+/* Edge tiles computed from inside the matrix (bit 0: in m, bit 1: in n). The last tile row
+ * (column) of a matrix whose m (n) is not a multiple of BM (BN) is computed from m - BM
+ * (n - BN) instead, so its copies take the interior path (no per-chunk bounds checks, no
+ * zero fill) like every other tile; it then stores only the rows (columns) it owns, the
+ * ones the tile before it does not: no element is written twice, and with beta != 0 each
+ * is read and scaled once. Allowed where the matrix holds a whole tile and the shifted
+ * origin keeps the 16-byte chunks aligned: along an operand's contiguous dimension that
+ * needs m (n) to be a multiple of the chunk's elements; along the other it needs nothing.
+ * Session 8: dgemm 1000x600x700 ... (see docs/gemm-ladder.md). */
+template <class Cfg, bool AKC, bool BKC>
+static int tc_edge_shift(const mb_gemm_args *p) {
+    constexpr int VEC = Cfg::VEC;
+    const bool sm = p->m >= Cfg::BM && (AKC || p->m % VEC == 0); /* A inner dim is m unless AKC */
+    const bool sn = p->n >= Cfg::BN && (BKC || p->n % VEC == 0); /* B inner dim is n unless BKC */
+    static int off = -1; /* EXPERIMENT (session 8): MB_EXP_NO_SHIFT=1 turns it off */
+    if (off < 0) off = getenv("MB_EXP_NO_SHIFT") && atoi(getenv("MB_EXP_NO_SHIFT")) ? 1 : 0;
+    if (off) return 0;
+    return (sm ? 1 : 0) | (sn ? 2 : 0);
+}
+
 template <class Cfg, int OP, bool AKC, bool BKC, bool SPLIT>
 static cudaError_t tc_gemm_launch_s(const mb_gemm_args *p, mb_splitk sp, cudaStream_t s) {
     typedef typename Cfg::T T;
@@ -967,7 +994,7 @@ static cudaError_t tc_gemm_launch_s(const mb_gemm_args *p, mb_splitk sp, cudaStr
     const int64_t tiles = mb_cdiv(p->m, Cfg::BM) * mb_cdiv(p->n, Cfg::BN);
     const dim3 grid(mb_grid_dim(tiles, MB_GRID_X_MAX), (unsigned)sp.S);
     tc_gemm_kernel<Cfg, OP, AKC, BKC, SPLIT>
-        <<<grid, Cfg::NTHREADS, smem, s>>>(*p, a_vec, b_vec, sp.kc);
+        <<<grid, Cfg::NTHREADS, smem, s>>>(*p, a_vec, b_vec, sp.kc, tc_edge_shift<Cfg, AKC, BKC>(p));
     e = cudaGetLastError();
     return e == cudaSuccess ? mb_splitk_finish<T>(p, sp, s) : e;
 }

@@ -30,6 +30,14 @@ const sw_cfg SW_PART_NAME(sw_dmma)[] = {
     X(128, 64, 16, 64, 32, 3, 2, 16, 1, 1, "cuBLAS's shape, k16, one set"),
     X(128, 64, 32, 64, 32, 2, 2, 8, 0, 1, "cuBLAS's shape with BK 32 x 2 stages"),
     X(128, 128, 32, 64, 32, 3, 1, 16, 1, 1, "big of session 4: 128x128x32, 8 warps, k16, one set"),
+    /* Session 8: warp tiles of 32x64 (2 x 8 mma tiles), whose A fragments are half those of
+     * 64x32, so the stream loop (A held, B one column ahead) fits in registers. */
+    X(128, 64, 16, 32, 64, 3, 2, 8, 2, 1, "session 8: cuBLAS's block, warps 32x64, k8, stream loop"),
+    X(128, 64, 16, 32, 64, 3, 2, 16, 2, 1, "session 8: warps 32x64, k16, stream loop"),
+    X(128, 64, 16, 32, 64, 4, 2, 8, 2, 1, "session 8: warps 32x64, k8, stream loop, 4 stages"),
+    X(128, 64, 16, 32, 64, 3, 2, 8, 1, 1, "session 8: warps 32x64, k8, one set"),
+    X(64, 128, 16, 32, 64, 3, 2, 8, 2, 1, "session 8: 64x128, warps 32x64, k8, stream loop"),
+    X(128, 128, 16, 32, 64, 3, 1, 8, 2, 1, "session 8: 128x128, 8 warps of 32x64, k8, stream loop"),
 #else
     /* The small tile (< 264 tiles) and other shapes. */
     D(128, 64, 32, 32, 32, 3, 1, "CURRENT small (< 264 tiles)"),
