@@ -39,7 +39,6 @@
 #ifndef MINIBLAS_GEMM_TC_COMMON_CUH
 #define MINIBLAS_GEMM_TC_COMMON_CUH
 
-#include <stdlib.h> /* getenv: the session-8 experiment switch */
 #include <string.h> /* memcpy: the host bit casts of the CPU emulation */
 #include "../common/common.cuh"
 #include "splitk.cuh"
@@ -969,15 +968,14 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
  * is read and scaled once. Allowed where the matrix holds a whole tile and the shifted
  * origin keeps the 16-byte chunks aligned: along an operand's contiguous dimension that
  * needs m (n) to be a multiple of the chunk's elements; along the other it needs nothing.
- * Session 8: dgemm 1000x600x700 ... (see docs/gemm-ladder.md). */
+ * Session 8 (H100, dmma, % of cuBLAS DGEMM NN / TT, alternating processes with and without):
+ * 1000x600x700 TT 68-69 -> 92%, 1000x576x704 75-77 -> 86-90%, 2052x2060x2048 72 -> 80-82%;
+ * shapes without edge tiles unchanged (1024x576x704 84-88%, 1152^3 71-73%). */
 template <class Cfg, bool AKC, bool BKC>
 static int tc_edge_shift(const mb_gemm_args *p) {
     constexpr int VEC = Cfg::VEC;
     const bool sm = p->m >= Cfg::BM && (AKC || p->m % VEC == 0); /* A inner dim is m unless AKC */
     const bool sn = p->n >= Cfg::BN && (BKC || p->n % VEC == 0); /* B inner dim is n unless BKC */
-    static int off = -1; /* EXPERIMENT (session 8): MB_EXP_NO_SHIFT=1 turns it off */
-    if (off < 0) off = getenv("MB_EXP_NO_SHIFT") && atoi(getenv("MB_EXP_NO_SHIFT")) ? 1 : 0;
-    if (off) return 0;
     return (sm ? 1 : 0) | (sn ? 2 : 0);
 }
 
