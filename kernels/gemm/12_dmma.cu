@@ -90,15 +90,6 @@ typedef tc_cfg<double, 128, 64, 16, 64, 32, 3, 2, 8, TC_PIPE_STEP2, true> dmma_b
 typedef tc_cfg<double, 64, 64, 16, 32, 32, 3, 3, 8, TC_PIPE_STEP2, true> dmma_mid_cfg;
 typedef tc_cfg<double, 32, 64, 16, 16, 32, 3, 4, 8, TC_PIPE_STREAM, true> dmma_small_cfg;
 typedef tc_cfg<double, 32, 32, 32, 16, 16, 3, 3, 8, TC_PIPE_STREAM, true> dmma_tiny_cfg;
-/* EXPERIMENT (session 8): MB_EXP_EARLY=1 runs the big and mid tiles on TC_PIPE_EARLY */
-typedef tc_cfg<double, 128, 64, 16, 64, 32, 3, 2, 8, TC_PIPE_EARLY, true> dmma_big_e_cfg;
-typedef tc_cfg<double, 64, 64, 16, 32, 32, 3, 3, 8, TC_PIPE_EARLY, true> dmma_mid_e_cfg;
-#include <stdlib.h>
-static int dmma_exp_early() {
-    static int v = -1;
-    if (v < 0) v = getenv("MB_EXP_EARLY") && atoi(getenv("MB_EXP_EARLY")) ? 1 : 0;
-    return v;
-}
 
 /* Waves of `tiles` blocks over `slots` block slots. */
 static int64_t dmma_waves(int64_t tiles, int64_t slots) { return (tiles + slots - 1) / slots; }
@@ -116,19 +107,14 @@ extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s) {
     cudaError_t e = mb_device_info(&sms, NULL);
     if (e != cudaSuccess) return e;
     const int64_t big = mb_cdiv(p->m, 128) * mb_cdiv(p->n, 64);
-    if (big >= 3 * (int64_t)sms)
-        return dmma_exp_early() ? tc_gemm_launch<dmma_big_e_cfg, TC_OP_DMMA>(p, s)
-                                : tc_gemm_launch<dmma_big_cfg, TC_OP_DMMA>(p, s);
+    if (big >= 3 * (int64_t)sms) return tc_gemm_launch<dmma_big_cfg, TC_OP_DMMA>(p, s);
     const int64_t cost_big = 160 * dmma_waves(big, 2 * (int64_t)sms);
     const int64_t cost_mid = 130 * dmma_waves(mb_cdiv(p->m, 64) * mb_cdiv(p->n, 64), 3 * (int64_t)sms);
     const int64_t small = mb_cdiv(p->m, 32) * mb_cdiv(p->n, 64);
     const int64_t cost_small = 75 * dmma_waves(small, 4 * (int64_t)sms);
     if (cost_big <= cost_mid && cost_big <= cost_small)
-        return dmma_exp_early() ? tc_gemm_launch<dmma_big_e_cfg, TC_OP_DMMA>(p, s)
-                                : tc_gemm_launch<dmma_big_cfg, TC_OP_DMMA>(p, s);
-    if (cost_mid <= cost_small)
-        return dmma_exp_early() ? tc_gemm_launch<dmma_mid_e_cfg, TC_OP_DMMA>(p, s)
-                                : tc_gemm_launch<dmma_mid_cfg, TC_OP_DMMA>(p, s);
+        return tc_gemm_launch<dmma_big_cfg, TC_OP_DMMA>(p, s);
+    if (cost_mid <= cost_small) return tc_gemm_launch<dmma_mid_cfg, TC_OP_DMMA>(p, s);
     if (small <= (int64_t)sms) return tc_gemm_launch<dmma_tiny_cfg, TC_OP_DMMA>(p, s);
     /* never split: from one tile per SM splitting lost (640^3, 200 tiles: 71.7% of cuBLAS
      * unsplit, 65.8% in 2 slices) */

@@ -59,11 +59,6 @@
 #define TC_PIPE_STEP2 0
 #define TC_PIPE_STEP1 1
 #define TC_PIPE_STREAM 2
-/*   TC_PIPE_EARLY   one register set; after the barrier, step 0's fragments, then its mma,
- *                   then the next step's fragments before the stage copies are issued (so
- *                   their load latency hides behind the copies' address arithmetic and the
- *                   mma in flight, not in front of the next mma), and so on: the kernel loop */
-#define TC_PIPE_EARLY 3
 
 /* ---------------------------------------------------------------------------------------
  * Tile configuration.
@@ -84,7 +79,7 @@ struct tc_cfg {
      * per thread (tc_load_tile), fewer registers live across the k loop. */
     static constexpr bool LEAN = LEAN_;
     static_assert(DK == 4 || DK == 8 || DK == 16, "FP64 mma depth: 4, 8 or 16");
-    static_assert(PIPE >= TC_PIPE_STEP2 && PIPE <= TC_PIPE_EARLY, "fragment pipeline");
+    static_assert(PIPE >= TC_PIPE_STEP2 && PIPE <= TC_PIPE_STREAM, "fragment pipeline");
     static_assert(BK % DK == 0, "BK must be a multiple of the mma depth");
     static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN;
     static constexpr int NWARPS = WARPS_M * WARPS_N, NTHREADS = 32 * NWARPS;
@@ -484,16 +479,6 @@ TC_UNROLL
                                                     kk + (lane & 3) + 4 * (v >> 1))];
     }
 }
-/* The MI x NI mma of one FP64 k step on fragments in registers. */
-template <class Cfg, int KQ>
-__device__ __forceinline__ void tc_mma_f64_step(double (&acc)[Cfg::MI][Cfg::NI][4],
-                                                const double (&a)[Cfg::MI][2 * KQ],
-                                                const double (&b)[Cfg::NI][KQ]) {
-#pragma unroll
-    for (int mi = 0; mi < Cfg::MI; ++mi)
-#pragma unroll
-        for (int ni = 0; ni < Cfg::NI; ++ni) tc_mma_f64<KQ>(acc[mi][ni], a[mi], b[ni]);
-}
 /* B fragment of the warp's column tile ni. */
 template <class Cfg, bool BKC, int KQ>
 __host__ __device__ __forceinline__ void tc_gather_b1_f64(double (&b)[KQ], const double *sB,
@@ -890,35 +875,6 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
             const int64_t nk = kt + Cfg::STAGES - 1;
             /* k steps of one stage: 8 deep (TF32), DK deep (FP64) */
             constexpr int NS = OP == TC_OP_DMMA ? Cfg::BK / Cfg::DK : Cfg::BK / Cfg::KSTEP;
-            if constexpr (OP == TC_OP_DMMA && Cfg::PIPE == TC_PIPE_EARLY) {
-                constexpr int KQ = Cfg::DK / 4;
-                const double *cA = (const double *)(sA + cs * AE), *cB = (const double *)(sB + cs * BE);
-                double a[Cfg::MI][2 * KQ], b[Cfg::NI][KQ];
-                tc_gather_a_f64<Cfg, AKC, KQ>(a, cA, wm0, 0, lane);
-                tc_gather_b_f64<Cfg, BKC, KQ>(b, cB, wn0, 0, lane);
-                tc_mma_f64_step<Cfg, KQ>(acc, a, b);
-#pragma unroll
-                for (int st = 1; st < NS; ++st) {
-                    tc_gather_a_f64<Cfg, AKC, KQ>(a, cA, wm0, Cfg::DK * st, lane);
-                    tc_gather_b_f64<Cfg, BKC, KQ>(b, cB, wn0, Cfg::DK * st, lane);
-                    if (st == 1) {
-                        if (nk < KT)
-                            tc_load_stage<Cfg, AKC, BKC>(sA + ls * AE, sB + ls * BE, p, m0, n0, nk,
-                                                         a_vec, b_vec, tid);
-                        tc_cp_async_commit();
-                    }
-                    tc_mma_f64_step<Cfg, KQ>(acc, a, b);
-                }
-                if constexpr (NS == 1) {
-                    if (nk < KT)
-                        tc_load_stage<Cfg, AKC, BKC>(sA + ls * AE, sB + ls * BE, p, m0, n0, nk,
-                                                     a_vec, b_vec, tid);
-                    tc_cp_async_commit();
-                }
-                cs = cs + 1 == Cfg::STAGES ? 0 : cs + 1;
-                ls = ls + 1 == Cfg::STAGES ? 0 : ls + 1;
-                continue;
-            }
             if constexpr (OP == TC_OP_TF32X3) {
                 /* The split copy is free: every warp finished the previous k-tile's mma
                  * before the barrier above. The barrier below publishes it. */
