@@ -18,6 +18,7 @@
 #ifndef MINIBLAS_GEMM_SPLITK_CUH
 #define MINIBLAS_GEMM_SPLITK_CUH
 
+#include <stdlib.h> /* EXPERIMENT getenv */
 #include "../common/common.cuh"
 
 #define MB_SPLITK_MIN_KT 4 /* k-tiles per slice at least */
@@ -59,19 +60,62 @@ static inline mb_splitk mb_splitk_plan(const mb_gemm_args *p, int64_t tiles, int
     return mb_splitk_make(p, slots / tiles, bk, elem);
 }
 
-/* The problem block row s of the grid computes (see the header comment). */
+/* The k range of slice s: A and B move to its first k, k becomes its depth. */
 template <typename T>
-__device__ __forceinline__ mb_gemm_args mb_splitk_part(mb_gemm_args p, int s, int64_t kc) {
+__device__ __forceinline__ mb_gemm_args mb_splitk_slice(mb_gemm_args p, int s, int64_t kc) {
     const int64_t k0 = (int64_t)s * kc;
     p.k = p.k - k0 < kc ? p.k - k0 : kc;
     p.A = (const T *)p.A + (p.transa ? k0 : k0 * p.lda);
     p.B = (const T *)p.B + (p.transb ? k0 * p.ldb : k0);
+    return p;
+}
+
+/* The problem block row s of the grid computes (see the header comment). */
+template <typename T>
+__device__ __forceinline__ mb_gemm_args mb_splitk_part(mb_gemm_args p, int s, int64_t kc) {
+    p = mb_splitk_slice<T>(p, s, kc);
     if (s > 0) {
         p.C = (T *)p.work + (int64_t)(s - 1) * p.m * p.n;
         p.ldc = p.m;
         p.beta = 0.0;
     }
     return p;
+}
+
+/* Split of the last, partial wave only ("tail split", session 8): when the tiles fill w >= 1
+ * whole waves of the GPU's block slots plus a last wave at most half full, that wave would
+ * run its few tiles on a few SMs for a whole tile time while the rest idle. Instead its
+ * tiles (t0 .. tiles - 1, the last in launch order) are each cut into S slices of k, one
+ * block per slice, in the same launch: they start as the last full wave drains and take
+ * about 1/S of a tile time. Slice 0 writes C; slice s > 0 writes alpha * its partial tile
+ * into a compact BM x BN slab of the workspace; a small kernel adds the slabs into C (in
+ * slice order: deterministic). S = 1: none. */
+typedef struct mb_tail {
+    int64_t t0; /* first tail tile */
+    int S;      /* slices per tail tile (1: no tail split) */
+    int64_t kc; /* k per slice */
+} mb_tail;
+
+static inline mb_tail mb_tail_plan(const mb_gemm_args *p, int64_t tiles, int per_sm, int bk,
+                                   int64_t tile_elems, size_t elem) {
+    mb_tail t = {tiles, 1, p->k};
+    int sms = 0;
+    if (!p->work || mb_device_info(&sms, NULL) != cudaSuccess) return t;
+    if (getenv("MB_EXP_NO_TAIL") && atoi(getenv("MB_EXP_NO_TAIL"))) return t; /* EXPERIMENT */
+    const int64_t slots = (int64_t)sms * per_sm, rem = tiles % slots;
+    if (tiles < slots || rem == 0 || 2 * rem > slots || tiles + slots > MB_GRID_X_MAX) return t;
+    const int64_t kt = mb_cdiv(p->k, bk);
+    int64_t S = slots / rem;
+    if (S > kt / MB_SPLITK_MIN_KT) S = kt / MB_SPLITK_MIN_KT;
+    if (S > MB_SPLITK_MAX) S = MB_SPLITK_MAX;
+    const int64_t fit = (int64_t)(p->work_bytes / ((size_t)(rem * tile_elems) * elem));
+    if (S > 1 + fit) S = 1 + fit;
+    if (S < 2) return t;
+    const int64_t per = mb_cdiv(kt, S); /* k-tiles per slice; recount so none is empty */
+    t.t0 = tiles - rem;
+    t.S = (int)mb_cdiv(kt, per);
+    t.kc = per * bk;
+    return t;
 }
 
 /* C += slab 0 + ... + slab S - 2, one thread per element of C (grid-stride). */

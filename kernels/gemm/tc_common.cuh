@@ -78,11 +78,15 @@ struct tc_cfg {
     /* Any op: LEAN = the copies of an interior tile from one base address and one row stride
      * per thread (tc_load_tile), fewer registers live across the k loop. */
     static constexpr bool LEAN = LEAN_;
+
     static_assert(DK == 4 || DK == 8 || DK == 16, "FP64 mma depth: 4, 8 or 16");
     static_assert(PIPE >= TC_PIPE_STEP2 && PIPE <= TC_PIPE_STREAM, "fragment pipeline");
     static_assert(BK % DK == 0, "BK must be a multiple of the mma depth");
     static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN;
     static constexpr int NWARPS = WARPS_M * WARPS_N, NTHREADS = 32 * NWARPS;
+    /* The tail split (splitk.cuh, mb_tail) only where a thread may hold 255 registers: its
+     * few extra live values made the 3- and 4-block tiles spill (168 / 128 registers). */
+    static constexpr bool TAIL = NTHREADS * MIN_BLOCKS <= 256;
     static constexpr int MI = WM / 16, NI = WN / 8, KSTEP = 8;
     static constexpr int VEC = 16 / (int)sizeof(T); /* elements per 16-byte chunk */
     /* Pads (elements). A fragment read touches rows r0 + g (8 of them) at columns c0 + t
@@ -815,15 +819,30 @@ __device__ __forceinline__ void tc_mainloop_f64_stream(double (&acc)[Cfg::MI][Cf
  * ------------------------------------------------------------------------------------- */
 template <class Cfg, int OP, bool AKC, bool BKC, bool SPLIT>
 __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
-    tc_gemm_kernel(mb_gemm_args p, bool a_vec, bool b_vec, int64_t kc, int shift) {
+    tc_gemm_kernel(mb_gemm_args p, bool a_vec, bool b_vec, int64_t kc, int shift, mb_tail tail) {
     typedef typename Cfg::T T;
     if (SPLIT) p = mb_splitk_part<T>(p, blockIdx.y, kc); /* split-K: this block's slice */
     static_assert(OP == TC_OP_DMMA || (Cfg::DK == 4 && Cfg::PIPE == TC_PIPE_STEP2),
                   "DK and PIPE are FP64 options");
     const int64_t ntm = (p.m + Cfg::BM - 1) / Cfg::BM, ntn = (p.n + Cfg::BN - 1) / Cfg::BN;
     const int64_t ntiles = ntm * ntn;
-    const T alpha = (T)p.alpha, beta = (T)p.beta;
+    /* Tail split (splitk.cuh, mb_tail): blocks from tail.t0 on compute slice s of tail tile
+     * t0 + j % rem (j = block - t0); slices s > 0 write a compact BM x BN slab. */
+    int64_t tile0 = blockIdx.x;
     T *C = (T *)p.C;
+    bool to_slab = false;
+    if (Cfg::TAIL && !SPLIT && (int64_t)blockIdx.x >= tail.t0) {
+        const int64_t j = blockIdx.x - tail.t0, rem = ntiles - tail.t0;
+        const int s = (int)(j / rem);
+        tile0 = tail.t0 + j % rem;
+        p = mb_splitk_slice<T>(p, s, tail.kc);
+        if (s > 0) {
+            C = (T *)p.work + ((int64_t)(s - 1) * rem + j % rem) * (Cfg::BM * Cfg::BN);
+            to_slab = true;
+            p.beta = 0.0;
+        }
+    }
+    const T alpha = (T)p.alpha, beta = (T)p.beta;
 #if TC_HAS_MMA
     extern __shared__ __align__(16) unsigned char tc_smem[];
     constexpr int AE = Cfg::a_elems(AKC), BE = Cfg::b_elems(BKC);
@@ -836,7 +855,7 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
     const int wm0 = (warp % Cfg::WARPS_M) * Cfg::WM, wn0 = (warp / Cfg::WARPS_M) * Cfg::WN;
     const int64_t KT = (p.k + Cfg::BK - 1) / Cfg::BK;
 
-    for (int64_t tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
+    for (int64_t tile = tile0; tile < ntiles; tile += gridDim.x) {
         int64_t tm, tn;
         tc_tile_coords(tile, ntm, ntn, &tm, &tn);
         /* The block owns rows [r0, r0 + BM) and columns [c0, c0 + BN) of C (clipped to the
@@ -909,7 +928,8 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
          * C values of a 16-row strip are all loaded before any is stored: loads interleaved
          * with stores to the same array cannot be reordered (they might alias), so each would
          * wait a full memory latency (session 5: a rank-512 update of 8192^2 with beta = 1 took
-         * 1.6x as long as with beta = 0). */
+         * 1.6x as long as with beta = 0). A tail slab holds the tile from (m0, n0), ld BM. */
+        const int64_t ldo = to_slab ? Cfg::BM : p.ldc, off = to_slab ? m0 + n0 * Cfg::BM : 0;
 #pragma unroll
         for (int mi = 0; mi < Cfg::MI; ++mi) {
             T cv[Cfg::NI][4];
@@ -920,7 +940,7 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
                     const int64_t r = m0 + wm0 + mi * 16 + tc_frag_c_row(lane, v);
                     const int64_t c = n0 + wn0 + ni * 8 + tc_frag_c_col(lane, v);
                     cv[ni][v] = beta != T(0) && r >= r0 && r < p.m && c >= c0 && c < p.n
-                                    ? C[r + c * p.ldc]
+                                    ? C[r + c * ldo - off]
                                     : T(0);
                 }
 #pragma unroll
@@ -931,7 +951,7 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
                     const int64_t c = n0 + wn0 + ni * 8 + tc_frag_c_col(lane, v);
                     if (r >= r0 && r < p.m && c >= c0 && c < p.n) {
                         const T val = alpha * acc[mi][ni][v];
-                        C[r + c * p.ldc] = beta == T(0) ? val : val + beta * cv[ni][v];
+                        C[r + c * ldo - off] = beta == T(0) ? val : val + beta * cv[ni][v];
                     }
                 }
         }
@@ -979,6 +999,30 @@ static int tc_edge_shift(const mb_gemm_args *p) {
     return (sm ? 1 : 0) | (sn ? 2 : 0);
 }
 
+/* C += the tail slabs (mb_tail): block (j, y) adds element e = 256 y + thread of tail tile
+ * t0 + j, in slice order, where the tile owns it (the same ownership as the kernel's
+ * epilogue, edge shift included). */
+template <class Cfg>
+__global__ void tc_tail_reduce_kernel(typename Cfg::T *C, int64_t ldc, const typename Cfg::T *W,
+                                      int64_t m, int64_t n, int64_t t0, int slabs, int shift) {
+    typedef typename Cfg::T T;
+    constexpr int64_t TE = (int64_t)Cfg::BM * Cfg::BN;
+    const int64_t e = (int64_t)blockIdx.y * blockDim.x + threadIdx.x;
+    if (e >= TE) return;
+    const int64_t ntm = (m + Cfg::BM - 1) / Cfg::BM, ntn = (n + Cfg::BN - 1) / Cfg::BN;
+    const int64_t rem = ntm * ntn - t0, j = blockIdx.x;
+    int64_t tm, tn;
+    tc_tile_coords(t0 + j, ntm, ntn, &tm, &tn);
+    const int64_t r0 = tm * Cfg::BM, c0 = tn * Cfg::BN;
+    const int64_t m0 = (shift & 1) && r0 + Cfg::BM > m ? m - Cfg::BM : r0;
+    const int64_t n0 = (shift & 2) && c0 + Cfg::BN > n ? n - Cfg::BN : c0;
+    const int64_t r = m0 + e % Cfg::BM, c = n0 + e / Cfg::BM;
+    if (r < r0 || r >= m || c < c0 || c >= n) return;
+    T v = C[r + c * ldc];
+    for (int s = 0; s < slabs; ++s) v += W[(s * rem + j) * TE + e];
+    C[r + c * ldc] = v;
+}
+
 template <class Cfg, int OP, bool AKC, bool BKC, bool SPLIT>
 static cudaError_t tc_gemm_launch_s(const mb_gemm_args *p, mb_splitk sp, cudaStream_t s) {
     typedef typename Cfg::T T;
@@ -990,10 +1034,22 @@ static cudaError_t tc_gemm_launch_s(const mb_gemm_args *p, mb_splitk sp, cudaStr
     const bool a_vec = ((uintptr_t)p->A % 16 == 0) && ((p->lda * (int64_t)sizeof(T)) % 16 == 0);
     const bool b_vec = ((uintptr_t)p->B % 16 == 0) && ((p->ldb * (int64_t)sizeof(T)) % 16 == 0);
     const int64_t tiles = mb_cdiv(p->m, Cfg::BM) * mb_cdiv(p->n, Cfg::BN);
-    const dim3 grid(mb_grid_dim(tiles, MB_GRID_X_MAX), (unsigned)sp.S);
+    const int shift = tc_edge_shift<Cfg, AKC, BKC>(p);
+    /* a split launch splits every tile; otherwise perhaps the last wave (mb_tail_plan) */
+    const mb_tail tail = SPLIT || !Cfg::TAIL ? mb_tail{tiles, 1, p->k}
+                                             : mb_tail_plan(p, tiles, Cfg::MIN_BLOCKS, Cfg::BK,
+                                                            (int64_t)Cfg::BM * Cfg::BN, sizeof(T));
+    const int64_t blocks = tail.t0 + (tiles - tail.t0) * tail.S;
+    const dim3 grid(mb_grid_dim(blocks, MB_GRID_X_MAX), (unsigned)sp.S);
     tc_gemm_kernel<Cfg, OP, AKC, BKC, SPLIT>
-        <<<grid, Cfg::NTHREADS, smem, s>>>(*p, a_vec, b_vec, sp.kc, tc_edge_shift<Cfg, AKC, BKC>(p));
+        <<<grid, Cfg::NTHREADS, smem, s>>>(*p, a_vec, b_vec, sp.kc, shift, tail);
     e = cudaGetLastError();
+    if (e == cudaSuccess && tail.S > 1) {
+        const dim3 rgrid((unsigned)(tiles - tail.t0), (unsigned)mb_cdiv((int64_t)Cfg::BM * Cfg::BN, 256));
+        tc_tail_reduce_kernel<Cfg><<<rgrid, 256, 0, s>>>((T *)p->C, p->ldc, (const T *)p->work, p->m,
+                                                         p->n, tail.t0, tail.S - 1, shift);
+        e = cudaGetLastError();
+    }
     return e == cudaSuccess ? mb_splitk_finish<T>(p, sp, s) : e;
 }
 /* S == 0: split-K as mb_splitk_plan decides; S >= 1: that many slices (clamped by
