@@ -94,11 +94,12 @@ typedef tc_cfg<double, 32, 32, 32, 16, 16, 3, 3, 8, TC_PIPE_STREAM, true> dmma_t
 /* Waves of `tiles` blocks over `slots` block slots. */
 static int64_t dmma_waves(int64_t tiles, int64_t slots) { return (tiles + slots - 1) / slots; }
 
-/* From one and a half waves of big tiles (396 on an H200) the big tile; below that, the tile
- * whose waves cost least. A wave costs about the work an SM holds in it (tile area x blocks
- * per SM: 16384 : 12288 : 8192 for big : mid : small) over the tile's rate per SM; the rates
- * are fitted to the sweep from 512 to 3072 (session 6 runs 5 and 10), giving 160 : 130 : 75
- * per wave. Ties go to the larger tile. With fewer small tiles than SMs the tiny tile runs
+/* From one and a half waves of big tiles (396 on an H100 / H200) the big tile; below that, the
+ * tile whose waves cost least. A wave costs about the work an SM holds in it (tile area x
+ * blocks per SM: 16384 : 12288 : 8192 for big : mid : small) over the tile's rate per SM; the
+ * rates are fitted to the sweep from 512 to 3072 (session 6 runs 5 and 10), giving 160 : 130 :
+ * 75 per wave; a tail-split last wave of big tiles costs 160 / S + 16. Ties go to the larger
+ * tile. With fewer small tiles than SMs the tiny tile runs
  * instead, and splits k (splitk.cuh) when its tiles fill less than half of its slots, e.g.
  * 257x129x2051. */
 extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s) {
@@ -108,7 +109,13 @@ extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s) {
     if (e != cudaSuccess) return e;
     const int64_t big = mb_cdiv(p->m, 128) * mb_cdiv(p->n, 64);
     if (big >= 3 * (int64_t)sms) return tc_gemm_launch<dmma_big_cfg, TC_OP_DMMA>(p, s);
-    const int64_t cost_big = 160 * dmma_waves(big, 2 * (int64_t)sms);
+    /* A last wave of big tiles at most half full is split in k (mb_tail, splitk.cuh): it then
+     * costs about 1/S of a wave, plus the slab sum (session 8: 1536^3, 288 tiles = one wave +
+     * 24 in 11 slices, 92% of cuBLAS in the sweep against the small tile's 70%). */
+    const mb_tail bt = mb_tail_plan(p, big, dmma_big_cfg::MIN_BLOCKS, dmma_big_cfg::BK,
+                                    128 * 64, sizeof(double));
+    const int64_t cost_big = bt.S > 1 ? 160 * (bt.t0 / (2 * (int64_t)sms)) + 160 / bt.S + 16
+                                      : 160 * dmma_waves(big, 2 * (int64_t)sms);
     const int64_t cost_mid = 130 * dmma_waves(mb_cdiv(p->m, 64) * mb_cdiv(p->n, 64), 3 * (int64_t)sms);
     const int64_t small = mb_cdiv(p->m, 32) * mb_cdiv(p->n, 64);
     const int64_t cost_small = 75 * dmma_waves(small, 4 * (int64_t)sms);
