@@ -73,6 +73,12 @@
  * (NN / TT): 512 79 / 77, 640 75 / 81, 768 85 / 88, 896 82 / 86, 1024 83 / 82, 1536 81 / 79,
  * 2048 81 / 84, 4096 85 / 89, 8192 87 / 90% of cuBLAS DGEMM (session 5: 57-98, 65, 72-74,
  * 54-56, 77-80, 63-64, 86-87, 88-91, 88-100).
+ * Session 8 (H100): edge tiles computed from inside the matrix (tc_edge_shift: 1000x600x700
+ * 68 -> 92%) and a last wave at most half full split in k in the same launch (mb_tail:
+ * 2560^3 80 -> 91%; the tile rule prices such a wave of big tiles at 160 / S + 16, so
+ * 1536^3 now runs the big tile: 74-78 -> 87-89%). miniblas-bench run 7 (NN / TT): 1024 81 /
+ * 80, 1152 73 / 72, 1536 89 / 88, 2048 83 / 84, 2560 91 / 91, 4096 87 / 86, 8192 88 / 89%
+ * (on another H100 machine, runs 2-4: 4096 89-94, 8192 90-93%).
  */
 #include "tc_common.cuh"
 

@@ -35,6 +35,9 @@
  * element, and tile parts outside the matrix are zeroed by plain shared-memory stores (no
  * zero-filling cp.async with a dummy source, whose cp-size range compute-sanitizer checks).
  * So partial tiles in m, n and k need no special case. beta == 0: C is never read.
+ * Where the alignment allows, the last tile row / column is computed from inside the matrix
+ * instead (tc_edge_shift), so its copies take the unchecked interior path too; and a last
+ * wave of tiles at most half full is split in k within the launch (mb_tail, splitk.cuh).
  */
 #ifndef MINIBLAS_GEMM_TC_COMMON_CUH
 #define MINIBLAS_GEMM_TC_COMMON_CUH
