@@ -332,12 +332,6 @@ TC_UNROLL
     }
 }
 
-/* Chunks per row of one thread in the row-wise lean copy: the largest power-of-two divisor of
- * its chunk count that leaves at least 2 threads per row of CPR chunks. */
-constexpr int tc_row_chunks(int per, int cpr) {
-    return per > 1 && (cpr % per != 0 || cpr / per < 2) ? tc_row_chunks(per / 2, cpr) : per;
-}
-
 template <typename T, int OUTER, int INNER, int LDS, int NTHREADS, bool LEAN = false>
 TC_HD void tc_load_tile(T *s, const T *g, int64_t ld, int64_t o0, int64_t i0, int64_t olim,
                         int64_t ilim, bool vec16, int tid) {
@@ -351,25 +345,6 @@ TC_HD void tc_load_tile(T *s, const T *g, int64_t ld, int64_t o0, int64_t i0, in
     if (vec16 && o0 + OUTER <= olim && i0 + INNER <= ilim) {
         /* Interior tile (all of it inside the matrix): no per-chunk bounds checks. */
         const T *gb = g + o0 * ld + i0;
-        /* Lean, row-wise: a thread's chunks lie in one row, Q of them P chunks apart, at
-         * compile-time offsets from one address: the copies need no address arithmetic of
-         * their own (session 8; the column-wise mapping below steps a 64-bit address per
-         * chunk, a chain of dependent adds). P >= 2 neighbouring threads cover each 32-byte
-         * sector. Only where every thread's chunks fit in one row (R == 1), and FP64 only:
-         * with two rows the big dmma tile's TT kernel spilled, and in the FP32 wgmma kernel
-         * (at 255 registers) the NT kernel did. */
-        constexpr int PER = TOTAL / NTHREADS;
-        constexpr int Q = tc_row_chunks(PER, CPR), P = CPR / Q, R = PER / Q, RPP = NTHREADS / P;
-#ifndef MB_EXP_OLD_LEAN
-        if constexpr (LEAN && sizeof(T) == 8 && R == 1 && NTHREADS % P == 0 && RPP == OUTER &&
-                      CPR >= 2) {
-            const int o = tid / P, q = tid % P;
-            const T *src = gb + (int64_t)o * ld + q * VEC;
-            T *dst = s + o * LDS + q * VEC;
-TC_UNROLL
-            for (int j = 0; j < Q; ++j) tc_cp_async16(dst + j * P * VEC, src + j * P * VEC);
-        } else
-#endif
         if constexpr (LEAN && NTHREADS % CPR == 0) {
             /* Each thread's chunks lie in one column of chunks, ROWS rows apart: one base
              * address and one stride (so no per-chunk 64-bit offsets stay live across the
