@@ -105,9 +105,8 @@ static int64_t dmma_waves(int64_t tiles, int64_t slots) { return (tiles + slots 
  * blocks per SM: 16384 : 12288 : 8192 for big : mid : small) over the tile's rate per SM; the
  * rates are fitted to the sweep from 512 to 3072 (session 6 runs 5 and 10), giving 160 : 130 :
  * 75 per wave; a tail-split last wave of big tiles costs 160 / S + 16. Ties go to the larger
- * tile. With fewer small tiles than SMs the tiny tile runs
- * instead, and splits k (splitk.cuh) when its tiles fill less than half of its slots, e.g.
- * 257x129x2051. */
+ * tile. With fewer small tiles than SMs the tiny tile runs instead, and splits k (splitk.cuh)
+ * when its tiles fill less than half of its slots, e.g. 257x129x2051. */
 extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s) {
     const mb_gemm_args *p = (const mb_gemm_args *)a;
     int sms = 132;

@@ -81,7 +81,6 @@ struct tc_cfg {
     /* Any op: LEAN = the copies of an interior tile from one base address and one row stride
      * per thread (tc_load_tile), fewer registers live across the k loop. */
     static constexpr bool LEAN = LEAN_;
-
     static_assert(DK == 4 || DK == 8 || DK == 16, "FP64 mma depth: 4, 8 or 16");
     static_assert(PIPE >= TC_PIPE_STEP2 && PIPE <= TC_PIPE_STREAM, "fragment pipeline");
     static_assert(BK % DK == 0, "BK must be a multiple of the mma depth");
@@ -152,6 +151,18 @@ __host__ __device__ __forceinline__ void tc_tile_coords(int64_t tile, int64_t nt
     int64_t r = tile % per_group;
     *tm = first + r % gsz;
     *tn = r / gsz;
+}
+
+/* Where tile (tm, tn) sits: it owns rows [r0, r0 + BM) and columns [c0, c0 + BN) of C
+ * (clipped to the matrix) and is computed from (m0, n0), moved inside the matrix along the
+ * dimensions whose bit `shift` sets (tc_edge_shift). */
+template <class Cfg>
+TC_HD void tc_tile_place(int64_t tm, int64_t tn, int64_t m, int64_t n, int shift, int64_t *r0,
+                         int64_t *c0, int64_t *m0, int64_t *n0) {
+    *r0 = tm * Cfg::BM;
+    *c0 = tn * Cfg::BN;
+    *m0 = (shift & 1) && *r0 + Cfg::BM > m ? m - Cfg::BM : *r0;
+    *n0 = (shift & 2) && *c0 + Cfg::BN > n ? n - Cfg::BN : *c0;
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -861,11 +872,8 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
     for (int64_t tile = tile0; tile < ntiles; tile += gridDim.x) {
         int64_t tm, tn;
         tc_tile_coords(tile, ntm, ntn, &tm, &tn);
-        /* The block owns rows [r0, r0 + BM) and columns [c0, c0 + BN) of C (clipped to the
-         * matrix) but may compute the tile from (m0, n0): see tc_edge_shift. */
-        const int64_t r0 = tm * Cfg::BM, c0 = tn * Cfg::BN;
-        const int64_t m0 = (shift & 1) && r0 + Cfg::BM > p.m ? p.m - Cfg::BM : r0;
-        const int64_t n0 = (shift & 2) && c0 + Cfg::BN > p.n ? p.n - Cfg::BN : c0;
+        int64_t r0, c0, m0, n0; /* owned from (r0, c0), computed from (m0, n0) */
+        tc_tile_place<Cfg>(tm, tn, p.m, p.n, shift, &r0, &c0, &m0, &n0);
 
         T acc[Cfg::MI][Cfg::NI][4];
 #pragma unroll
@@ -1016,9 +1024,8 @@ __global__ void tc_tail_reduce_kernel(typename Cfg::T *C, int64_t ldc, const typ
     const int64_t rem = ntm * ntn - t0, j = blockIdx.x;
     int64_t tm, tn;
     tc_tile_coords(t0 + j, ntm, ntn, &tm, &tn);
-    const int64_t r0 = tm * Cfg::BM, c0 = tn * Cfg::BN;
-    const int64_t m0 = (shift & 1) && r0 + Cfg::BM > m ? m - Cfg::BM : r0;
-    const int64_t n0 = (shift & 2) && c0 + Cfg::BN > n ? n - Cfg::BN : c0;
+    int64_t r0, c0, m0, n0;
+    tc_tile_place<Cfg>(tm, tn, m, n, shift, &r0, &c0, &m0, &n0);
     const int64_t r = m0 + e % Cfg::BM, c = n0 + e / Cfg::BM;
     if (r < r0 || r >= m || c < c0 || c >= n) return;
     T v = C[r + c * ldc];
