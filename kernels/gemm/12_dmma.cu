@@ -92,7 +92,11 @@
  * and where the small tile would not give every SM a block, a tiny one:
  *   tiny   32x32x32 (warps 16x16), 3 blocks per SM, stream loop (512^3: 119% of cuBLAS in
  *          the sweep's single launches against the small tile's 101%, run 12). */
+#ifdef MB_EXP_OLD_PIPE /* A/B builds: the big tile on the STEP loop it had before XMMA */
 typedef tc_cfg<double, 128, 64, 16, 64, 32, 3, 2, 8, TC_PIPE_STEP2, true> dmma_big_cfg;
+#else
+typedef tc_cfg<double, 128, 64, 16, 64, 32, 3, 2, 8, TC_PIPE_XMMA, true> dmma_big_cfg;
+#endif
 typedef tc_cfg<double, 64, 64, 16, 32, 32, 3, 3, 8, TC_PIPE_STEP2, true> dmma_mid_cfg;
 typedef tc_cfg<double, 32, 64, 16, 16, 32, 3, 4, 8, TC_PIPE_STREAM, true> dmma_small_cfg;
 typedef tc_cfg<double, 32, 32, 32, 16, 16, 3, 3, 8, TC_PIPE_STREAM, true> dmma_tiny_cfg;

@@ -58,10 +58,15 @@
  *   TC_PIPE_STREAM  A fragments of a step held, B fragments streamed one n tile ahead, the
  *                   next step's A (and the next stage's first step, after the barrier, which
  *                   sits before the stage's last mma column) loaded during the last column:
- *                   tc_mainloop_f64_stream */
+ *                   tc_mainloop_f64_stream
+ *   TC_PIPE_XMMA    m16n8k8, BK = 16: each row tile's fragments for the next k step loaded
+ *                   right after its mma, the stage's copies and the barrier among the mma
+ *                   (cuBLAS's schedule): tc_mainloop_f64_xmma; tiles it cannot take (edges,
+ *                   k not a multiple of BK, unaligned operands) run the STEP1 loop */
 #define TC_PIPE_STEP2 0
 #define TC_PIPE_STEP1 1
 #define TC_PIPE_STREAM 2
+#define TC_PIPE_XMMA 3
 
 /* ---------------------------------------------------------------------------------------
  * Tile configuration.
@@ -82,7 +87,7 @@ struct tc_cfg {
      * per thread (tc_load_tile), fewer registers live across the k loop. */
     static constexpr bool LEAN = LEAN_;
     static_assert(DK == 4 || DK == 8 || DK == 16, "FP64 mma depth: 4, 8 or 16");
-    static_assert(PIPE >= TC_PIPE_STEP2 && PIPE <= TC_PIPE_STREAM, "fragment pipeline");
+    static_assert(PIPE >= TC_PIPE_STEP2 && PIPE <= TC_PIPE_XMMA, "fragment pipeline");
     static_assert(BK % DK == 0, "BK must be a multiple of the mma depth");
     static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN;
     static constexpr int NWARPS = WARPS_M * WARPS_N, NTHREADS = 32 * NWARPS;
@@ -343,6 +348,18 @@ TC_UNROLL
     }
 }
 
+/* The lean interior copy: a thread's chunks of a tile lie in one column of chunks, ROWS rows
+ * apart; dst / src are its first chunk's (row tid / CPR, inner offset VEC (tid % CPR)). */
+template <typename T, int OUTER, int INNER, int LDS, int NTHREADS>
+TC_HD void tc_copy_lean(T *dst, const T *src, int64_t ld) {
+    constexpr int CPR = INNER / (16 / (int)sizeof(T)), ROWS = NTHREADS / CPR;
+    static_assert(NTHREADS % CPR == 0 && (OUTER * CPR) % NTHREADS == 0, "lean copy");
+    const int64_t step = (int64_t)ROWS * ld;
+TC_UNROLL
+    for (int it = 0; it < OUTER * CPR / NTHREADS; ++it)
+        tc_cp_async16(dst + it * ROWS * LDS, src + it * step);
+}
+
 template <typename T, int OUTER, int INNER, int LDS, int NTHREADS, bool LEAN = false>
 TC_HD void tc_load_tile(T *s, const T *g, int64_t ld, int64_t o0, int64_t i0, int64_t olim,
                         int64_t ilim, bool vec16, int tid) {
@@ -360,14 +377,9 @@ TC_HD void tc_load_tile(T *s, const T *g, int64_t ld, int64_t o0, int64_t i0, in
             /* Each thread's chunks lie in one column of chunks, ROWS rows apart: one base
              * address and one stride (so no per-chunk 64-bit offsets stay live across the
              * k loop). */
-            constexpr int ROWS = NTHREADS / CPR;
             const int o = tid / CPR, i = (tid % CPR) * VEC;
-            const T *src = gb + (int64_t)o * ld + i;
-            T *dst = s + o * LDS + i;
-            const int64_t step = (int64_t)ROWS * ld;
-TC_UNROLL
-            for (int it = 0; it < TOTAL / NTHREADS; ++it)
-                tc_cp_async16(dst + it * ROWS * LDS, src + it * step);
+            tc_copy_lean<T, OUTER, INNER, LDS, NTHREADS>(s + o * LDS + i,
+                                                         gb + (int64_t)o * ld + i, ld);
         } else {
 TC_UNROLL
             for (int it = 0; it < TOTAL / NTHREADS; ++it) {
@@ -478,24 +490,19 @@ TC_UNROLL
  * LDS.64: a half-warp reads g = 0..3 (or 4..7) x t = 0..3 at t*LD + g or g*LD + t (plus a
  * multiple of 4 LD or of 4), LD % 16 == 4. */
 template <class Cfg, bool AKC, int KQ>
+__host__ __device__ __forceinline__ void tc_gather_a1_f64(double (&a)[2 * KQ], const double *sA,
+                                                          int wm0, int mi, int kk, int lane) {
+TC_UNROLL
+    for (int v = 0; v < 2 * KQ; ++v)
+        a[v] = sA[tc_sa_index<Cfg, AKC>(wm0 + mi * 16 + (lane >> 2) + 8 * (v & 1),
+                                        kk + (lane & 3) + 4 * (v >> 1))];
+}
+template <class Cfg, bool AKC, int KQ>
 __host__ __device__ __forceinline__ void tc_gather_a_f64(double (&a)[Cfg::MI][2 * KQ],
                                                          const double *sA, int wm0, int kk,
                                                          int lane) {
-    if constexpr (KQ == 1) { /* the m16n8k4 expressions as before the DK option */
 TC_UNROLL
-        for (int mi = 0; mi < Cfg::MI; ++mi)
-TC_UNROLL
-            for (int h = 0; h < 2; ++h)
-                a[mi][h] = sA[tc_sa_index<Cfg, AKC>(wm0 + mi * 16 + (lane >> 2) + 8 * h,
-                                                    kk + (lane & 3))];
-    } else {
-TC_UNROLL
-        for (int mi = 0; mi < Cfg::MI; ++mi)
-TC_UNROLL
-            for (int v = 0; v < 2 * KQ; ++v)
-                a[mi][v] = sA[tc_sa_index<Cfg, AKC>(wm0 + mi * 16 + (lane >> 2) + 8 * (v & 1),
-                                                    kk + (lane & 3) + 4 * (v >> 1))];
-    }
+    for (int mi = 0; mi < Cfg::MI; ++mi) tc_gather_a1_f64<Cfg, AKC, KQ>(a[mi], sA, wm0, mi, kk, lane);
 }
 /* B fragment of the warp's column tile ni. */
 template <class Cfg, bool BKC, int KQ>
@@ -615,7 +622,7 @@ __device__ __forceinline__ void tc_warp_mma(typename Cfg::T (&acc)[Cfg::MI][Cfg:
          * registers on top of the 128 accumulator registers of a 32x64 warp tile, of m16n8k16
          * ~192: they spill; m16n8k4 needs 48.) TC_PIPE_STEP1: one set, load then mma. */
         constexpr int KQ = Cfg::DK / 4;
-        if constexpr (Cfg::PIPE == TC_PIPE_STEP1) {
+        if constexpr (Cfg::PIPE == TC_PIPE_STEP1 || Cfg::PIPE == TC_PIPE_XMMA) {
 #pragma unroll
             for (int s = S0; s < S1; ++s) {
                 double a[Cfg::MI][2 * KQ], b[Cfg::NI][KQ];
@@ -828,6 +835,91 @@ __device__ __forceinline__ void tc_mainloop_f64_stream(double (&acc)[Cfg::MI][Cf
     }
 }
 
+/* FP64 main loop with TC_PIPE_XMMA: the schedule of cuBLAS's own kernel for this tile
+ * (sm90_xmma_gemm_f64f64_f64f64_f64_nn_n_tilesize128x64x16_stage3_warpsize2x2x1_tensor16x8x8,
+ * read from its SASS), for tiles wholly inside the matrix, k a multiple of BK = 2 DK, 16-byte
+ * copies. The STEP loops load all of a k step's fragments (24 LDS.64 for a 64x32 warp tile),
+ * then issue its 16 mma, with the barrier and the copies between: while a warp loads, waits
+ * or computes addresses, its tensor pipe idles unless the SM's other block happens to be
+ * computing. Here a warp keeps the pipe fed by itself:
+ *   step 0: the B fragments of step 1 are loaded first; after the mma of row tile mi, the A
+ *           fragment of row tile mi for step 1; after row tile 0 the copies of k-tile kt + 2
+ *           (lean, no bounds checks) are issued; then wait for k-tile kt + 1;
+ *   step 1: after the mma of row tile 0 the barrier, then the B fragments of step 0 of the
+ *           next stage; after the mma of row tile mi, its A fragment for the next stage.
+ * Every read of stage kt precedes the barrier of iteration kt, so the copies of iteration
+ * kt + 1 may refill it; every read of stage kt + 1 follows it. */
+template <class Cfg, bool AKC, bool BKC>
+__device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg::NI][4],
+                                                     double *sA, double *sB,
+                                                     const mb_gemm_args &p, int64_t m0,
+                                                     int64_t n0, int64_t KT, int tid, int wm0,
+                                                     int wn0, int lane) {
+    static_assert(Cfg::DK == 8 && Cfg::BK == 16, "XMMA: two m16n8k8 steps per stage");
+    constexpr int S = Cfg::STAGES, BK = Cfg::BK, MI = Cfg::MI, NI = Cfg::NI;
+    constexpr int AE = Cfg::a_elems(AKC), BE = Cfg::b_elems(BKC);
+    /* Copies: the lean interior path of tc_load_tile; a thread's first chunk of A is in
+     * row ao (of the tile's outer dimension) at inner offset ai, likewise for B. */
+    constexpr int A_OUT = AKC ? Cfg::BM : BK, A_IN = AKC ? BK : Cfg::BM;
+    constexpr int A_LDS = AKC ? Cfg::LD_K : Cfg::LD_AM;
+    constexpr int B_OUT = BKC ? Cfg::BN : BK, B_IN = BKC ? BK : Cfg::BN;
+    constexpr int B_LDS = BKC ? Cfg::LD_K : Cfg::LD_BN;
+    const int ao = tid / (A_IN / 2), ai = tid % (A_IN / 2) * 2;
+    const int bo = tid / (B_IN / 2), bi = tid % (B_IN / 2) * 2;
+    /* Global sources of k-tile S - 1 (the first the loop copies) and the step per k-tile. */
+    const int64_t adv_a = AKC ? BK : BK * p.lda, adv_b = BKC ? BK : BK * p.ldb;
+    const double *ga = (const double *)p.A +
+                       (AKC ? (m0 + ao) * p.lda + ai : ao * p.lda + m0 + ai) + (S - 1) * adv_a;
+    const double *gb = (const double *)p.B +
+                       (BKC ? (n0 + bo) * p.ldb + bi : bo * p.ldb + n0 + bi) + (S - 1) * adv_b;
+    double *da = sA + ao * A_LDS + ai, *db = sB + bo * B_LDS + bi;
+
+    double a0[MI][4], a1[MI][4], b0[NI][2], b1[NI][2];
+    /* Groups committed: S - 1 (the prologue); k-tile 0 is group 0. */
+    tc_cp_async_wait<S - 2>();
+    __syncthreads();
+    tc_gather_a_f64<Cfg, AKC, 2>(a0, sA, wm0, 0, lane);
+    tc_gather_b_f64<Cfg, BKC, 2>(b0, sB, wn0, 0, lane);
+    int cs = 0, ls = S - 1; /* buffers of k-tiles kt and kt + S - 1 */
+    for (int64_t kt = 0; kt < KT; ++kt) {
+        const double *cA = sA + cs * AE, *cB = sB + cs * BE;
+        const int ns = cs + 1 == S ? 0 : cs + 1;
+        tc_gather_b_f64<Cfg, BKC, 2>(b1, cB, wn0, 8, lane);
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+            for (int ni = 0; ni < NI; ++ni) tc_mma_f64<2>(acc[mi][ni], a0[mi], b0[ni]);
+            tc_gather_a1_f64<Cfg, AKC, 2>(a1[mi], cA, wm0, mi, 8, lane);
+            if (mi == 0) {
+                if (kt + S - 1 < KT) {
+                    tc_copy_lean<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS>(da + ls * AE, ga,
+                                                                            p.lda);
+                    tc_copy_lean<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS>(db + ls * BE, gb,
+                                                                            p.ldb);
+                }
+                tc_cp_async_commit();
+                ga += adv_a;
+                gb += adv_b;
+            }
+        }
+        /* Groups committed: S - 1 + kt + 1; k-tile kt + 1 is group kt + 1. */
+        tc_cp_async_wait<S - 2>();
+        const double *nA = sA + ns * AE, *nB = sB + ns * BE;
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+            for (int ni = 0; ni < NI; ++ni) tc_mma_f64<2>(acc[mi][ni], a1[mi], b1[ni]);
+            if (mi == 0) {
+                __syncthreads();
+                tc_gather_b_f64<Cfg, BKC, 2>(b0, nB, wn0, 0, lane);
+            }
+            tc_gather_a1_f64<Cfg, AKC, 2>(a0[mi], nA, wm0, mi, 0, lane);
+        }
+        cs = ns;
+        ls = ls + 1 == S ? 0 : ls + 1;
+    }
+}
+
 /* ---------------------------------------------------------------------------------------
  * The kernel. One block per BM x BN tile of C (tiles beyond the grid are looped over).
  * ------------------------------------------------------------------------------------- */
@@ -892,11 +984,20 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
             tc_cp_async_commit();
         }
         int cs = 0, ls = Cfg::STAGES - 1; /* stages of k-tiles kt and kt + STAGES - 1 */
+        /* TC_PIPE_XMMA takes the tiles it can (its comment), the STEP loop below the rest. */
+        bool xmma = false;
+        if constexpr (OP == TC_OP_DMMA && Cfg::PIPE == TC_PIPE_XMMA) {
+            xmma = a_vec && b_vec && p.k % Cfg::BK == 0 && m0 + Cfg::BM <= p.m &&
+                   n0 + Cfg::BN <= p.n;
+            if (xmma)
+                tc_mainloop_f64_xmma<Cfg, AKC, BKC>(acc, sA, sB, p, m0, n0, KT, tid, wm0, wn0,
+                                                    lane);
+        }
         if constexpr (OP == TC_OP_DMMA && Cfg::PIPE == TC_PIPE_STREAM)
             tc_mainloop_f64_stream<Cfg, AKC, BKC>(acc, sA, sB, p, m0, n0, KT, a_vec, b_vec, tid,
                                                   wm0, wn0, lane);
         else
-        for (int64_t kt = 0; kt < KT; ++kt) {
+        for (int64_t kt = 0; kt < KT && !xmma; ++kt) {
             /* Groups committed so far: STAGES-1 + kt; at most STAGES-2 pending means k-tile
              * kt has landed (for this thread; the barrier makes it so for all, and also
              * frees the buffer read in iteration kt-1, which is refilled next). */
