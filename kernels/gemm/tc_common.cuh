@@ -879,12 +879,14 @@ __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg:
     constexpr int B_LDS = BKC ? Cfg::LD_K : Cfg::LD_BN;
     const int ao = tid / (A_IN / 2), ai = tid % (A_IN / 2) * 2;
     const int bo = tid / (B_IN / 2), bi = tid % (B_IN / 2) * 2;
-    /* Global sources of k-tile S - 1 (the first the loop copies) and the step per k-tile. */
+    /* Global sources of k-tile S - 1, the first the loop copies (or of the last k-tile, when
+     * there are fewer), and the step per k-tile. */
     const int64_t adv_a = AKC ? BK : BK * p.lda, adv_b = BKC ? BK : BK * p.ldb;
+    const int64_t k1 = KT < S ? KT - 1 : S - 1;
     const double *ga = (const double *)p.A +
-                       (AKC ? (m0 + ao) * p.lda + ai : ao * p.lda + m0 + ai) + (S - 1) * adv_a;
+                       (AKC ? (m0 + ao) * p.lda + ai : ao * p.lda + m0 + ai) + k1 * adv_a;
     const double *gb = (const double *)p.B +
-                       (BKC ? (n0 + bo) * p.ldb + bi : bo * p.ldb + n0 + bi) + (S - 1) * adv_b;
+                       (BKC ? (n0 + bo) * p.ldb + bi : bo * p.ldb + n0 + bi) + k1 * adv_b;
     double *da = sA + ao * A_LDS + ai, *db = sB + bo * B_LDS + bi;
 
     double a0[MI][4], a1[MI][4], b0[NI][2], b1[NI][2];
@@ -902,10 +904,11 @@ __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg:
 #pragma unroll
     for (int mi = 0; mi < MI - 1; ++mi) tc_gather_a1_f64<Cfg, AKC, 2>(a0[mi], sA, wm0, mi, 0, lane);
     tc_gather_b_f64<Cfg, BKC, 2>(b0, sB, wn0, 0, lane);
-    int cs = 0, ls = S - 1; /* buffers of k-tiles kt and kt + S - 1 */
-    for (int64_t kt = 0; kt < KT; ++kt) {
+    /* One k-tile in stage buffer cs (copies into buffer (cs + S - 1) % S); unrolled by S below
+     * so that every buffer offset is a constant (fewer live registers). */
+    auto tile = [&](int64_t kt, int cs) {
+        const int ns = (cs + 1) % S, ls = (cs + S - 1) % S;
         const double *cA = sA + cs * AE, *cB = sB + cs * BE;
-        const int ns = cs + 1 == S ? 0 : cs + 1;
         const double *nA = sA + ns * AE, *nB = sB + ns * BE;
         /* step 0 */
         mma0(0, 0, 1);
@@ -917,15 +920,17 @@ __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg:
             mma0(mi, 0, 1);
             tc_gather_a1_f64<Cfg, AKC, 2>(a1[mi - 1], cA, wm0, mi - 1, 8, lane);
             if (mi == 1) {
-                if (kt + S - 1 < KT) {
-                    tc_copy_lean<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS, true>(da + ls * AE,
-                                                                                  ga, p.lda);
-                    tc_copy_lean<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS, true>(db + ls * BE,
-                                                                                  gb, p.ldb);
-                }
+                /* No branch, so that ptxas may spread the copies among the mma: past the
+                 * last k-tile the last one is copied again, into a buffer nothing reads. */
+                tc_copy_lean<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS, true>(da + ls * AE, ga,
+                                                                              p.lda);
+                tc_copy_lean<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS, true>(db + ls * BE, gb,
+                                                                              p.ldb);
                 tc_cp_async_commit();
-                ga += adv_a;
-                gb += adv_b;
+                if (kt + S < KT) {
+                    ga += adv_a;
+                    gb += adv_b;
+                }
             }
             mma0(mi, 1, NI);
         }
@@ -946,8 +951,11 @@ __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg:
             }
             mma1(mi, 1, NI);
         }
-        cs = ns;
-        ls = ls + 1 == S ? 0 : ls + 1;
+    };
+    for (int64_t kt = 0; kt < KT; kt += S) {
+#pragma unroll
+        for (int j = 0; j < S; ++j)
+            if (kt + j < KT) tile(kt + j, j);
     }
 }
 
