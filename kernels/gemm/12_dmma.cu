@@ -92,14 +92,21 @@
  * and where the small tile would not give every SM a block, a tiny one:
  *   tiny   32x32x32 (warps 16x16), 3 blocks per SM, stream loop (512^3: 119% of cuBLAS in
  *          the sweep's single launches against the small tile's 101%, run 12). */
-#ifdef MB_EXP_OLD_PIPE /* A/B builds: the big tile on the STEP loop it had before XMMA */
-typedef tc_cfg<double, 128, 64, 16, 64, 32, 3, 2, 8, TC_PIPE_STEP2, true> dmma_big_cfg;
-#else
 typedef tc_cfg<double, 128, 64, 16, 64, 32, 3, 2, 8, TC_PIPE_XMMA, true> dmma_big_cfg;
-#endif
+typedef tc_cfg<double, 128, 64, 16, 64, 32, 3, 2, 8, TC_PIPE_STEP2, true> dmma_big_step_cfg;
 typedef tc_cfg<double, 64, 64, 16, 32, 32, 3, 3, 8, TC_PIPE_STEP2, true> dmma_mid_cfg;
 typedef tc_cfg<double, 32, 64, 16, 16, 32, 3, 4, 8, TC_PIPE_STREAM, true> dmma_small_cfg;
 typedef tc_cfg<double, 32, 32, 32, 16, 16, 3, 3, 8, TC_PIPE_STREAM, true> dmma_tiny_cfg;
+
+/* The big tile. Its XMMA loop (tc_mainloop_f64_xmma) needs k a multiple of 16 and the 16-byte
+ * copies; other problems run it on the STEP loop in a kernel of its own (the STEP loop that
+ * the XMMA kernel keeps for its edge tiles ran 4097x4095x4099 NN at 68% of cuBLAS against 82%
+ * alone, session 9 run 6: the two loops share one register allocation). */
+static cudaError_t dmma_big(const mb_gemm_args *p, cudaStream_t s) {
+    if (p->k % 16 == 0 && tc_vec16<double>(p->A, p->lda) && tc_vec16<double>(p->B, p->ldb))
+        return tc_gemm_launch<dmma_big_cfg, TC_OP_DMMA>(p, s);
+    return tc_gemm_launch<dmma_big_step_cfg, TC_OP_DMMA>(p, s);
+}
 
 /* Waves of `tiles` blocks over `slots` block slots. */
 static int64_t dmma_waves(int64_t tiles, int64_t slots) { return (tiles + slots - 1) / slots; }
@@ -117,7 +124,7 @@ extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s) {
     cudaError_t e = mb_device_info(&sms, NULL);
     if (e != cudaSuccess) return e;
     const int64_t big = mb_cdiv(p->m, 128) * mb_cdiv(p->n, 64);
-    if (big >= 3 * (int64_t)sms) return tc_gemm_launch<dmma_big_cfg, TC_OP_DMMA>(p, s);
+    if (big >= 3 * (int64_t)sms) return dmma_big(p, s);
     /* A last wave of big tiles at most half full is split in k (mb_tail, splitk.cuh): it then
      * costs about 1/S of a wave, plus the slab sum (session 8: 1536^3, 288 tiles = one wave +
      * 24 in 11 slices, 92% of cuBLAS in the sweep against the small tile's 70%). */
@@ -128,8 +135,7 @@ extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s) {
     const int64_t cost_mid = 130 * dmma_waves(mb_cdiv(p->m, 64) * mb_cdiv(p->n, 64), 3 * (int64_t)sms);
     const int64_t small = mb_cdiv(p->m, 32) * mb_cdiv(p->n, 64);
     const int64_t cost_small = 75 * dmma_waves(small, 4 * (int64_t)sms);
-    if (cost_big <= cost_mid && cost_big <= cost_small)
-        return tc_gemm_launch<dmma_big_cfg, TC_OP_DMMA>(p, s);
+    if (cost_big <= cost_mid && cost_big <= cost_small) return dmma_big(p, s);
     if (cost_mid <= cost_small) return tc_gemm_launch<dmma_mid_cfg, TC_OP_DMMA>(p, s);
     if (small <= (int64_t)sms) return tc_gemm_launch<dmma_tiny_cfg, TC_OP_DMMA>(p, s);
     /* never split: from one tile per SM splitting lost (640^3, 200 tiles: 71.7% of cuBLAS

@@ -1173,6 +1173,12 @@ __global__ void tc_tail_reduce_kernel(typename Cfg::T *C, int64_t ldc, const typ
     C[r + c * ldc] = v;
 }
 
+/* Whether an operand takes the 16-byte copies: pointer and leading dimension aligned. */
+template <typename T>
+static bool tc_vec16(const void *ptr, int64_t ld) {
+    return (uintptr_t)ptr % 16 == 0 && (ld * (int64_t)sizeof(T)) % 16 == 0;
+}
+
 template <class Cfg, int OP, bool AKC, bool BKC, bool SPLIT>
 static cudaError_t tc_gemm_launch_s(const mb_gemm_args *p, mb_splitk sp, cudaStream_t s) {
     typedef typename Cfg::T T;
@@ -1181,8 +1187,7 @@ static cudaError_t tc_gemm_launch_s(const mb_gemm_args *p, mb_splitk sp, cudaStr
     cudaError_t e = mb_smem_limit_once((const void *)tc_gemm_kernel<Cfg, OP, AKC, BKC, SPLIT>,
                                        (int)smem, &smem_set);
     if (e != cudaSuccess) return e;
-    const bool a_vec = ((uintptr_t)p->A % 16 == 0) && ((p->lda * (int64_t)sizeof(T)) % 16 == 0);
-    const bool b_vec = ((uintptr_t)p->B % 16 == 0) && ((p->ldb * (int64_t)sizeof(T)) % 16 == 0);
+    const bool a_vec = tc_vec16<T>(p->A, p->lda), b_vec = tc_vec16<T>(p->B, p->ldb);
     const int64_t tiles = mb_cdiv(p->m, Cfg::BM) * mb_cdiv(p->n, Cfg::BN);
     const int shift = tc_edge_shift<Cfg, AKC, BKC>(p);
     /* a split launch splits every tile; otherwise perhaps the last wave (mb_tail_plan) */
