@@ -79,11 +79,19 @@
  * 1536^3 now runs the big tile: 74-78 -> 87-89%). miniblas-bench run 7 (NN / TT): 1024 81 /
  * 80, 1152 73 / 72, 1536 89 / 88, 2048 83 / 84, 2560 91 / 91, 4096 87 / 86, 8192 88 / 89%
  * (on another H100 machine, runs 2-4: 4096 89-94, 8192 90-93%).
+ * Session 9 (H100): ncu at base clocks put the big tile's tensor pipe at 84% busy against 98%
+ * for cuBLAS's kernel of the same shape (so cycles, not power, were the gap); its SASS showed
+ * how it keeps a single warp feeding the pipe. The big tile now runs that schedule
+ * (TC_PIPE_XMMA, tc_mainloop_f64_xmma: 93% busy) where k % 16 == 0 and the copies are
+ * 16-byte, else the STEP loop in a kernel of its own. miniblas-bench run 7 (NN / TT): 1536
+ * 95 / 96, 2048 94 / 95, 2560 102 / 101, 3072 95 / 95, 4096 97 / 96, 8192 98 / 98, 4097x4095x4099
+ * 83 / 80% (STEP loop, unchanged) of cuBLAS DGEMM.
  */
 #include "tc_common.cuh"
 
 /* Four tiles (session 6), all 4 warps with m16n8k8, 3 stages, lean copies, BK = 16 but tiny:
- *   big   128x64 (warps 64x32), 2 blocks per SM: cuBLAS's large-size tile;
+ *   big   128x64 (warps 64x32), 2 blocks per SM: cuBLAS's large-size tile, on its schedule
+ *          (TC_PIPE_XMMA, session 9);
  *   mid    64x64 (warps 32x32), 3 blocks per SM;
  *   small  32x64 (warps 16x32), 4 blocks per SM, fed by the stream loop (fragments one n
  *          tile ahead, the barrier before the stage's last column): cuBLAS runs 32x64 tiles

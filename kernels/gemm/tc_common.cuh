@@ -843,25 +843,29 @@ __device__ __forceinline__ void tc_mainloop_f64_stream(double (&acc)[Cfg::MI][Cf
     }
 }
 
-/* FP64 main loop with TC_PIPE_XMMA: the schedule of cuBLAS's own kernel for this tile
- * (sm90_xmma_gemm_f64f64_f64f64_f64_nn_n_tilesize128x64x16_stage3_warpsize2x2x1_tensor16x8x8,
- * read from its SASS), for tiles wholly inside the matrix, k a multiple of BK = 2 DK, 16-byte
- * copies. The STEP loops load all of a k step's fragments (24 LDS.64 for a 64x32 warp tile),
- * then issue its 16 mma, with the barrier and the copies between: while a warp loads, waits
- * or computes addresses, its tensor pipe idles unless the SM's other block happens to be
- * computing (ncu, 4096^3 at base clocks: tensor pipe busy 84% of the cycles against 98% for
- * cuBLAS). Here a warp keeps the pipe fed by itself. Row tile mi's fragment for the next k
- * step is loaded after the first mma of row tile mi + 1, so the load never waits for the
- * mma that last reads the register it reuses to start (loading right after that mma instead
- * measured tensor busy 82%: the loads stalled the warp):
+/* FP64 main loop with TC_PIPE_XMMA, after the SASS of cuBLAS's own kernel for this tile
+ * (sm90_xmma_gemm_f64f64_f64f64_f64_nn_n_tilesize128x64x16_stage3_warpsize2x2x1_tensor16x8x8),
+ * for tiles wholly inside the matrix, k a multiple of BK = 2 DK, 16-byte copies. The STEP
+ * loops load all of a k step's fragments (24 LDS.64 for a 64x32 warp tile), then issue its 16
+ * mma, with the barrier and a branch around the copies between: while a warp loads, waits or
+ * computes addresses its tensor pipe idles, unless the SM's other block happens to be
+ * computing. Here each warp keeps the pipe fed by itself:
  *   step 0: after mma (0, 0) the last row tile's A fragment of this step and the B fragments
  *           of step 1; after mma (mi, 0), mi >= 1, row tile mi - 1's A for step 1; after
- *           mma (1, 0) the copies of k-tile kt + 2 (lean; with an L2 prefetch of 128 bytes);
+ *           mma (1, 0) the copies of k-tile kt + 2 (lean; L2 prefetch of 128 bytes, as
+ *           cuBLAS's copies do);
  *   step 1: after mma (0, 0) the last row tile's A for step 1; after mma (1, 0) wait for
  *           k-tile kt + 1, the barrier, the B and row tile 0's A fragments of the next
  *           stage's step 0; after mma (mi, 0), mi >= 2, row tile mi - 1's.
  * Every read of stage kt precedes the barrier of iteration kt, so the copies of iteration
- * kt + 1 may refill it; every read of stage kt + 1 follows it. */
+ * kt + 1 may refill it; every read of stage kt + 1 follows it. The copies have no branch
+ * (past the last k-tile it is copied again, into a buffer nothing reads), so ptxas spreads
+ * them among the mma, and the loop is unrolled by the S stages so every buffer offset is a
+ * constant. Session 9 (H100, ncu at base clocks, 4096^3 NN): tensor pipe busy 84% of the
+ * cycles with the STEP loop, 93% with this one (cuBLAS 98%); the rest is mostly loads that
+ * wait for the mma reading the register they overwrite (ptxas places each load right after
+ * that mma) and the copies' address chain. miniblas-bench: 4096 / 8192 from 84-89 / 88-90%
+ * of cuBLAS to 95-98 / 97-99%; 2048 83 -> 94%, 2560 91 -> 101%. */
 template <class Cfg, bool AKC, bool BKC>
 __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg::NI][4],
                                                      double *sA, double *sB,
