@@ -59,10 +59,10 @@
  *                   next step's A (and the next stage's first step, after the barrier, which
  *                   sits before the stage's last mma column) loaded during the last column:
  *                   tc_mainloop_f64_stream
- *   TC_PIPE_XMMA    m16n8k8, BK = 16: each row tile's fragments for the next k step loaded
- *                   right after its mma, the stage's copies and the barrier among the mma
- *                   (cuBLAS's schedule): tc_mainloop_f64_xmma; tiles it cannot take (edges,
- *                   k not a multiple of BK, unaligned operands) run the STEP1 loop */
+ *   TC_PIPE_XMMA    m16n8k8, BK = 16: the fragments for the next k step, the stage's
+ *                   copies, the wait and the barrier all among the mma (cuBLAS's schedule):
+ *                   tc_mainloop_f64_xmma; tiles it cannot take (edges that cannot be
+ *                   shifted, k not a multiple of BK, unaligned operands) run the STEP1 loop */
 #define TC_PIPE_STEP2 0
 #define TC_PIPE_STEP1 1
 #define TC_PIPE_STREAM 2
