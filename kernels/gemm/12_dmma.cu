@@ -123,9 +123,14 @@ static int64_t dmma_waves(int64_t tiles, int64_t slots) { return (tiles + slots 
  * tile whose waves cost least. A wave costs about the work an SM holds in it (tile area x
  * blocks per SM: 16384 : 12288 : 8192 for big : mid : small) over the tile's rate per SM; the
  * rates are fitted to the sweep from 512 to 3072 (session 6 runs 5 and 10), giving 160 : 130 :
- * 75 per wave; a tail-split last wave of big tiles costs 160 / S + 16. Ties go to the larger
- * tile. With fewer small tiles than SMs the tiny tile runs instead, and splits k (splitk.cuh)
- * when its tiles fill less than half of its slots, e.g. 257x129x2051. */
+ * 75 per wave, and the big tile's to 140 since its XMMA loop (session 9 run 10: 1408^3 94% of
+ * cuBLAS on the big tile against 76-80% on the small one the old price chose); a tail-split
+ * last wave of big tiles costs 140 / S + 16; fewer big tiles than half the slots with a k deep
+ * enough to split into slices of at least 2048 cost 140 / S (split-K, splitk.cuh: run 10,
+ * 8192x128x8192 and 128x8192x8192 86-98% against 79-82% on the small tile; with shallower
+ * slices, 896^3 and 1024^3, the split big tile lost). Ties go to the larger tile. With fewer
+ * small tiles than SMs the tiny tile runs instead, and splits k (splitk.cuh) when its tiles
+ * fill less than half of its slots, e.g. 257x129x2051. */
 extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s) {
     const mb_gemm_args *p = (const mb_gemm_args *)a;
     int sms = 132;
@@ -138,8 +143,11 @@ extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s) {
      * 24 in 11 slices, 92% of cuBLAS in the sweep against the small tile's 70%). */
     const mb_tail bt = mb_tail_plan(p, big, dmma_big_cfg::MIN_BLOCKS, dmma_big_cfg::BK,
                                     128 * 64, sizeof(double));
-    const int64_t cost_big = bt.S > 1 ? 160 * (bt.t0 / (2 * (int64_t)sms)) + 160 / bt.S + 16
-                                      : 160 * dmma_waves(big, 2 * (int64_t)sms);
+    const mb_splitk bs = mb_splitk_plan(p, big, dmma_big_cfg::MIN_BLOCKS, dmma_big_cfg::BK,
+                                        sizeof(double));
+    const int64_t cost_big = bs.S > 1 && p->k / bs.S >= 2048 ? 140 / bs.S
+                             : bt.S > 1 ? 140 * (bt.t0 / (2 * (int64_t)sms)) + 140 / bt.S + 16
+                                        : 140 * dmma_waves(big, 2 * (int64_t)sms);
     const int64_t cost_mid = 130 * dmma_waves(mb_cdiv(p->m, 64) * mb_cdiv(p->n, 64), 3 * (int64_t)sms);
     const int64_t small = mb_cdiv(p->m, 32) * mb_cdiv(p->n, 64);
     const int64_t cost_small = 75 * dmma_waves(small, 4 * (int64_t)sms);
