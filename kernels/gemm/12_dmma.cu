@@ -85,14 +85,16 @@
  * (TC_PIPE_XMMA, tc_mainloop_f64_xmma: 93% busy) where k % 16 == 0 and the copies are
  * 16-byte, else the STEP loop in a kernel of its own. miniblas-bench run 7 (NN / TT): 1536
  * 95 / 96, 2048 94 / 95, 2560 102 / 101, 3072 95 / 95, 4096 97 / 96, 8192 98 / 98, 4097x4095x4099
- * 83 / 80% (STEP loop, unchanged) of cuBLAS DGEMM.
+ * 83 / 80% (STEP loop, unchanged) of cuBLAS DGEMM. The mid tile on the same loop gained 6-10
+ * points (1152^3 72 -> 78%, 1216^3 84 -> 90%, run 12), and the tile rule was refitted to every
+ * tile measured at 640-2304 (runs 10, 12, 13; see mb_dgemm_dmma).
  */
 #include "tc_common.cuh"
 
 /* Four tiles (session 6), all 4 warps with m16n8k8, 3 stages, lean copies, BK = 16 but tiny:
  *   big   128x64 (warps 64x32), 2 blocks per SM: cuBLAS's large-size tile, on its schedule
  *          (TC_PIPE_XMMA, session 9);
- *   mid    64x64 (warps 32x32), 3 blocks per SM;
+ *   mid    64x64 (warps 32x32), 3 blocks per SM, on the XMMA loop too (session 9);
  *   small  32x64 (warps 16x32), 4 blocks per SM, fed by the stream loop (fragments one n
  *          tile ahead, the barrier before the stage's last column): cuBLAS runs 32x64 tiles
  *          from 512 to 1536. (The stream loop made the big tile slower and the mid one no
@@ -102,18 +104,20 @@
  *          the sweep's single launches against the small tile's 101%, run 12). */
 typedef tc_cfg<double, 128, 64, 16, 64, 32, 3, 2, 8, TC_PIPE_XMMA, true> dmma_big_cfg;
 typedef tc_cfg<double, 128, 64, 16, 64, 32, 3, 2, 8, TC_PIPE_STEP2, true> dmma_big_step_cfg;
-typedef tc_cfg<double, 64, 64, 16, 32, 32, 3, 3, 8, TC_PIPE_STEP2, true> dmma_mid_cfg;
+typedef tc_cfg<double, 64, 64, 16, 32, 32, 3, 3, 8, TC_PIPE_XMMA, true> dmma_mid_cfg;
+typedef tc_cfg<double, 64, 64, 16, 32, 32, 3, 3, 8, TC_PIPE_STEP2, true> dmma_mid_step_cfg;
 typedef tc_cfg<double, 32, 64, 16, 16, 32, 3, 4, 8, TC_PIPE_STREAM, true> dmma_small_cfg;
 typedef tc_cfg<double, 32, 32, 32, 16, 16, 3, 3, 8, TC_PIPE_STREAM, true> dmma_tiny_cfg;
 
-/* The big tile. Its XMMA loop (tc_mainloop_f64_xmma) needs k a multiple of 16 and the 16-byte
- * copies; other problems run it on the STEP loop in a kernel of its own (the STEP loop that
- * the XMMA kernel keeps for its edge tiles ran 4097x4095x4099 NN at 68% of cuBLAS against 82%
- * alone, session 9 run 6: the two loops share one register allocation). */
-static cudaError_t dmma_big(const mb_gemm_args *p, cudaStream_t s) {
+/* The big and mid tiles. Their XMMA loop (tc_mainloop_f64_xmma) needs k a multiple of 16 and
+ * the 16-byte copies; other problems run the tile on the STEP loop in a kernel of its own (the
+ * STEP loop that the XMMA kernel keeps for its edge tiles ran 4097x4095x4099 NN at 68% of
+ * cuBLAS against 82% alone, session 9 run 6: the two loops share one register allocation). */
+template <class XmmaCfg, class StepCfg>
+static cudaError_t dmma_tile(const mb_gemm_args *p, cudaStream_t s) {
     if (p->k % 16 == 0 && tc_vec16<double>(p->A, p->lda) && tc_vec16<double>(p->B, p->ldb))
-        return tc_gemm_launch<dmma_big_cfg, TC_OP_DMMA>(p, s);
-    return tc_gemm_launch<dmma_big_step_cfg, TC_OP_DMMA>(p, s);
+        return tc_gemm_launch<XmmaCfg, TC_OP_DMMA>(p, s);
+    return tc_gemm_launch<StepCfg, TC_OP_DMMA>(p, s);
 }
 
 /* Waves of `tiles` blocks over `slots` block slots. */
@@ -121,23 +125,26 @@ static int64_t dmma_waves(int64_t tiles, int64_t slots) { return (tiles + slots 
 
 /* From one and a half waves of big tiles (396 on an H100 / H200) the big tile; below that, the
  * tile whose waves cost least. A wave costs about the work an SM holds in it (tile area x
- * blocks per SM: 16384 : 12288 : 8192 for big : mid : small) over the tile's rate per SM; the
- * rates are fitted to the sweep from 512 to 3072 (session 6 runs 5 and 10), giving 160 : 130 :
- * 75 per wave, and the big tile's to 140 since its XMMA loop (session 9 run 10: 1408^3 94% of
- * cuBLAS on the big tile against 76-80% on the small one the old price chose); a tail-split
- * last wave of big tiles costs 140 / S + 16; fewer big tiles than half the slots with a k deep
+ * blocks per SM: 16384 : 12288 : 8192 for big : mid : small) over the tile's rate per SM.
+ * Session 6 fitted 160 : 130 : 75 per wave to the sweep from 512 to 3072; since the big and
+ * mid tiles run the XMMA loop they are refitted to session 9's measurements of every tile at
+ * 640-2304 (runs 10, 12, 13; the rule picks the measured best at every size except 1856 and
+ * 1920, where the mid tile beat the big one by 8-10 points): 140 : 92 : 95. A tail-split last
+ * wave of big tiles costs 140 / S + 16; fewer big tiles than half the slots with a k deep
  * enough to split into slices of at least 2048 cost 140 / S (split-K, splitk.cuh: run 10,
- * 8192x128x8192 and 128x8192x8192 86-98% against 79-82% on the small tile; with shallower
- * slices, 896^3 and 1024^3, the split big tile lost). Ties go to the larger tile. With fewer
- * small tiles than SMs the tiny tile runs instead, and splits k (splitk.cuh) when its tiles
- * fill less than half of its slots, e.g. 257x129x2051. */
+ * 8192x128x8192 and 128x8192x8192 86-98% of cuBLAS against 79-82% on the small tile; with
+ * shallower slices, 896^3 and 1024^3, the split big tile lost). The mid tile needs 1.5 tiles
+ * per SM at least: with about one block per SM it ran 768^3 at 76% against the small tile's
+ * 85%. Ties go to the larger tile. With fewer small tiles than SMs the tiny tile runs
+ * instead, and splits k (splitk.cuh) when its tiles fill less than half of its slots, e.g.
+ * 257x129x2051. */
 extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s) {
     const mb_gemm_args *p = (const mb_gemm_args *)a;
     int sms = 132;
     cudaError_t e = mb_device_info(&sms, NULL);
     if (e != cudaSuccess) return e;
     const int64_t big = mb_cdiv(p->m, 128) * mb_cdiv(p->n, 64);
-    if (big >= 3 * (int64_t)sms) return dmma_big(p, s);
+    if (big >= 3 * (int64_t)sms) return dmma_tile<dmma_big_cfg, dmma_big_step_cfg>(p, s);
     /* A last wave of big tiles at most half full is split in k (mb_tail, splitk.cuh): it then
      * costs about 1/S of a wave, plus the slab sum (session 8: 1536^3, 288 tiles = one wave +
      * 24 in 11 slices, 92% of cuBLAS in the sweep against the small tile's 70%). */
@@ -148,11 +155,14 @@ extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s) {
     const int64_t cost_big = bs.S > 1 && p->k / bs.S >= 2048 ? 140 / bs.S
                              : bt.S > 1 ? 140 * (bt.t0 / (2 * (int64_t)sms)) + 140 / bt.S + 16
                                         : 140 * dmma_waves(big, 2 * (int64_t)sms);
-    const int64_t cost_mid = 130 * dmma_waves(mb_cdiv(p->m, 64) * mb_cdiv(p->n, 64), 3 * (int64_t)sms);
+    const int64_t mid = mb_cdiv(p->m, 64) * mb_cdiv(p->n, 64);
+    const int64_t cost_mid = 2 * mid >= 3 * (int64_t)sms ? 92 * dmma_waves(mid, 3 * (int64_t)sms)
+                                                         : INT64_MAX;
     const int64_t small = mb_cdiv(p->m, 32) * mb_cdiv(p->n, 64);
-    const int64_t cost_small = 75 * dmma_waves(small, 4 * (int64_t)sms);
-    if (cost_big <= cost_mid && cost_big <= cost_small) return dmma_big(p, s);
-    if (cost_mid <= cost_small) return tc_gemm_launch<dmma_mid_cfg, TC_OP_DMMA>(p, s);
+    const int64_t cost_small = 95 * dmma_waves(small, 4 * (int64_t)sms);
+    if (cost_big <= cost_mid && cost_big <= cost_small)
+        return dmma_tile<dmma_big_cfg, dmma_big_step_cfg>(p, s);
+    if (cost_mid <= cost_small) return dmma_tile<dmma_mid_cfg, dmma_mid_step_cfg>(p, s);
     if (small <= (int64_t)sms) return tc_gemm_launch<dmma_tiny_cfg, TC_OP_DMMA>(p, s);
     /* never split: from one tile per SM splitting lost (640^3, 200 tiles: 71.7% of cuBLAS
      * unsplit, 65.8% in 2 slices) */

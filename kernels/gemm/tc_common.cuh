@@ -872,7 +872,7 @@ __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg:
                                                      const mb_gemm_args &p, int64_t m0,
                                                      int64_t n0, int64_t KT, int tid, int wm0,
                                                      int wn0, int lane) {
-    static_assert(Cfg::DK == 8 && Cfg::BK == 16 && Cfg::MI >= 3, "XMMA: two m16n8k8 steps");
+    static_assert(Cfg::DK == 8 && Cfg::BK == 16 && Cfg::MI >= 2, "XMMA: two m16n8k8 steps");
     constexpr int S = Cfg::STAGES, BK = Cfg::BK, MI = Cfg::MI, NI = Cfg::NI;
     constexpr int AE = Cfg::a_elems(AKC), BE = Cfg::b_elems(BKC);
     /* Copies: the lean interior path of tc_load_tile; a thread's first chunk of A is in
