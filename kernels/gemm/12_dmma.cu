@@ -128,9 +128,9 @@ static int64_t dmma_waves(int64_t tiles, int64_t slots) { return (tiles + slots 
  * blocks per SM: 16384 : 12288 : 8192 for big : mid : small) over the tile's rate per SM.
  * Session 6 fitted 160 : 130 : 75 per wave to the sweep from 512 to 3072; since the big and
  * mid tiles run the XMMA loop they are refitted to session 9's measurements of every tile at
- * 640-2304 (runs 10, 12, 13; the rule picks the measured best at every size except 1856 and
- * 1920, where the mid tile beat the big one by 8-10 points): 140 : 92 : 95. A tail-split last
- * wave of big tiles costs 140 / S + 16; fewer big tiles than half the slots with a k deep
+ * 640-2304 (runs 10, 12-14; the rule picks the measured best at every size but 1600, where the
+ * mid tile beat the big one by 2-3 points, and 1856 and 1920, by 8-10): 140 : 93 : 95. A
+ * tail-split last wave of big tiles costs 140 / S; fewer big tiles than half the slots with a k deep
  * enough to split into slices of at least 2048 cost 140 / S (split-K, splitk.cuh: run 10,
  * 8192x128x8192 and 128x8192x8192 86-98% of cuBLAS against 79-82% on the small tile; with
  * shallower slices, 896^3 and 1024^3, the split big tile lost). The mid tile needs 1.5 tiles
@@ -146,17 +146,18 @@ extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s) {
     const int64_t big = mb_cdiv(p->m, 128) * mb_cdiv(p->n, 64);
     if (big >= 3 * (int64_t)sms) return dmma_tile<dmma_big_cfg, dmma_big_step_cfg>(p, s);
     /* A last wave of big tiles at most half full is split in k (mb_tail, splitk.cuh): it then
-     * costs about 1/S of a wave, plus the slab sum (session 8: 1536^3, 288 tiles = one wave +
-     * 24 in 11 slices, 92% of cuBLAS in the sweep against the small tile's 70%). */
+     * costs about 1/S of a wave (session 8: 1536^3, 288 tiles = one wave + 24 in 11 slices,
+     * 92% of cuBLAS in the sweep against the small tile's 70%); the slab sum is not priced
+     * (session 9: 1664^3 on the big tile 95-100%, on the mid tile 87-91%). */
     const mb_tail bt = mb_tail_plan(p, big, dmma_big_cfg::MIN_BLOCKS, dmma_big_cfg::BK,
                                     128 * 64, sizeof(double));
     const mb_splitk bs = mb_splitk_plan(p, big, dmma_big_cfg::MIN_BLOCKS, dmma_big_cfg::BK,
                                         sizeof(double));
     const int64_t cost_big = bs.S > 1 && p->k / bs.S >= 2048 ? 140 / bs.S
-                             : bt.S > 1 ? 140 * (bt.t0 / (2 * (int64_t)sms)) + 140 / bt.S + 16
+                             : bt.S > 1 ? 140 * (bt.t0 / (2 * (int64_t)sms)) + 140 / bt.S
                                         : 140 * dmma_waves(big, 2 * (int64_t)sms);
     const int64_t mid = mb_cdiv(p->m, 64) * mb_cdiv(p->n, 64);
-    const int64_t cost_mid = 2 * mid >= 3 * (int64_t)sms ? 92 * dmma_waves(mid, 3 * (int64_t)sms)
+    const int64_t cost_mid = 2 * mid >= 3 * (int64_t)sms ? 93 * dmma_waves(mid, 3 * (int64_t)sms)
                                                          : INT64_MAX;
     const int64_t small = mb_cdiv(p->m, 32) * mb_cdiv(p->n, 64);
     const int64_t cost_small = 95 * dmma_waves(small, 4 * (int64_t)sms);
