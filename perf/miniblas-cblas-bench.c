@@ -94,6 +94,7 @@ typedef struct opts {
     double max_seconds;            /* skip OpenBLAS where one call is predicted beyond it */
     double budget;                 /* seconds of trials per implementation and row */
     double settle;                 /* s of pause between trials of calls >= 1 ms */
+    double settle_cpu;             /* s of pause after a trial that ran the CPU BLAS (>= 1 ms) */
     double alpha, beta;
     int quick, crossover, probe, kernels, dry;
     int64_t thin;                  /* crossover thin sweeps: the two large dimensions */
@@ -1036,16 +1037,23 @@ static void run_row(prob *p, unsigned mask, int kernels, pred_t *pred, rowres *r
         want[i] = w > O.trials ? O.trials : w < 1 ? 1 : w;
     }
     /* interleaved trials; between trials of slow calls a pause, so that the spinning worker
-       threads of the one before (OpenBLAS's, the layer's OpenMP copy threads) go to sleep */
+       threads of the one before go to sleep: OpenBLAS's (pthreads build) spin for 2^28 TSC
+       ticks (~0.13 s here) after each call, so after a trial that ran the CPU BLAS the pause
+       is --settle-cpu-ms (session 9: with only the 10 ms pause, the layer's host copies right
+       after an OpenBLAS trial ran at half speed, its 8 threads still spinning on 16 cores) */
+    int cpu_before = 0; /* the trial before ran the CPU BLAS (OpenBLAS, or the layer's CPU path) */
     for (int tr = 0;; ++tr) {
         int any = 0;
         for (int i = 0; i < NIMPL; ++i) {
             if (!(mask & (1u << i)) || have[i] >= want[i]) continue;
             any = 1;
-            if (O.settle > 0 && (reps[i] == 1 || (have[i] && samp[i][0] >= 1e-3))) {
-                struct timespec ts = {(time_t)O.settle, (long)((O.settle - floor(O.settle)) * 1e9)};
+            const int slow = reps[i] == 1 || (have[i] && samp[i][0] >= 1e-3);
+            const double pause = cpu_before ? fmax(O.settle, O.settle_cpu) : O.settle;
+            if (pause > 0 && slow) {
+                struct timespec ts = {(time_t)pause, (long)((pause - floor(pause)) * 1e9)};
                 nanosleep(&ts, NULL);
             }
+            cpu_before = i == I_OB || (i == I_MBC && r->path[I_MBC] == MINIBLAS_CBLAS_PATH_CPU);
             double t = time_calls(p, i, reps[i]);
             if (t < 0) {
                 r->failed[i] = 1, g_fail = 1, mask &= ~(1u << i);
@@ -1394,6 +1402,8 @@ static void usage(FILE *f) {
         "  --budget S         seconds of trials per implementation and row: fewer trials where\n"
         "                     calls are slow, at least 1 (default 8: OpenBLAS gemm 8192 gets 1-2)\n"
         "  --settle-ms X      pause between trials of calls taking >= 1 ms (default 10)\n"
+        "  --settle-cpu-ms X  the same after a trial that ran the CPU BLAS, whose threads spin\n"
+        "                     for a while after each call (default 200)\n"
         "  --alpha A --beta B gemm scalars (default 1, 0); omatcopy uses alpha\n"
         "  --quick            fewer sizes and trials\n"
         "  --crossover        measure the crossovers and print the suggested MINIBLAS_CBLAS_MIN_*\n"
@@ -1464,7 +1474,7 @@ static int parse_args(int argc, char **argv) {
     memset(&O, 0, sizeof O);
     O.ops = (1u << NOPS) - 1;
     O.layouts[0] = CblasRowMajor, O.layouts[1] = CblasColMajor, O.nlayouts = 2;
-    O.trials = 5, O.min_time = 0.020, O.max_seconds = 30, O.budget = 8, O.settle = 0.010, O.alpha = 1, O.beta = 0;
+    O.trials = 5, O.min_time = 0.020, O.max_seconds = 30, O.budget = 8, O.settle = 0.010, O.settle_cpu = 0.200, O.alpha = 1, O.beta = 0;
     O.probe = 1, O.kernels = 1, O.thin = 4096, O.probe_bytes = (int64_t)1 << 30, O.seed = 12345;
     O.lib = MCB_CBLAS_LIB;
     int ts = 0, tv = 0, tt = 0, tm = 0, tb = 0;
@@ -1519,6 +1529,10 @@ static int parse_args(int argc, char **argv) {
             NEED();
             O.settle = atof(v) * 1e-3;
             if (!(O.settle >= 0)) return fprintf(stderr, "bad --settle-ms\n"), -1;
+        } else if (!strcmp(a, "--settle-cpu-ms")) {
+            NEED();
+            O.settle_cpu = atof(v) * 1e-3;
+            if (!(O.settle_cpu >= 0)) return fprintf(stderr, "bad --settle-cpu-ms\n"), -1;
         } else if (!strcmp(a, "--alpha")) {
             NEED();
             O.alpha = atof(v);
