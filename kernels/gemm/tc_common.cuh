@@ -628,7 +628,8 @@ __device__ __forceinline__ void tc_warp_mma(typename Cfg::T (&acc)[Cfg::MI][Cfg:
          * the MI x NI independent mma of step s, so the tensor pipe never waits on a
          * shared-memory load inside a stage. (Two register sets of m16n8k8 fragments need ~96
          * registers on top of the 128 accumulator registers of a 32x64 warp tile, of m16n8k16
-         * ~192: they spill; m16n8k4 needs 48.) TC_PIPE_STEP1: one set, load then mma. */
+         * ~192: they spill; m16n8k4 needs 48.) TC_PIPE_STEP1: one set, load then mma (also the
+         * loop of the tiles a TC_PIPE_XMMA kernel cannot run on tc_mainloop_f64_xmma). */
         constexpr int KQ = Cfg::DK / 4;
         if constexpr (Cfg::PIPE == TC_PIPE_STEP1 || Cfg::PIPE == TC_PIPE_XMMA) {
 #pragma unroll
