@@ -87,7 +87,7 @@
  * 95 / 96, 2048 94 / 95, 2560 102 / 101, 3072 95 / 95, 4096 97 / 96, 8192 98 / 98, 4097x4095x4099
  * 83 / 80% (STEP loop, unchanged) of cuBLAS DGEMM. The mid tile on the same loop gained 6-10
  * points (1152^3 72 -> 78%, 1216^3 84 -> 90%, run 12), and the tile rule was refitted to every
- * tile measured at 640-2304 (runs 10, 12, 13; see mb_dgemm_dmma).
+ * tile measured at 640-2304 (runs 10, 12-14; see mb_dgemm_dmma).
  */
 #include "tc_common.cuh"
 
@@ -130,8 +130,8 @@ static int64_t dmma_waves(int64_t tiles, int64_t slots) { return (tiles + slots 
  * mid tiles run the XMMA loop they are refitted to session 9's measurements of every tile at
  * 640-2304 (runs 10, 12-14; the rule picks the measured best at every size but 1600, where the
  * mid tile beat the big one by 2-3 points, and 1856 and 1920, by 8-10): 140 : 93 : 95. A
- * tail-split last wave of big tiles costs 140 / S; fewer big tiles than half the slots with a k deep
- * enough to split into slices of at least 2048 cost 140 / S (split-K, splitk.cuh: run 10,
+ * tail-split last wave of big tiles costs 140 / S; fewer big tiles than half the slots with
+ * a k deep enough to split into slices of at least 2048 cost 140 / S (split-K, splitk.cuh: run 10,
  * 8192x128x8192 and 128x8192x8192 86-98% of cuBLAS against 79-82% on the small tile; with
  * shallower slices, 896^3 and 1024^3, the split big tile lost). The mid tile needs 1.5 tiles
  * per SM at least: with about one block per SM it ran 768^3 at 76% against the small tile's
