@@ -81,6 +81,7 @@
 
 typedef struct opts {
     unsigned ops;                  /* bit per op */
+    unsigned impls;                /* bit per implementation (I_OB..I_PLAIN) */
     int64_t sizes[MAXSZ];          /* gemm (and omatcopy when given) */
     int nsizes, sizes_given;
     int64_t omsizes[MAXSZ];
@@ -1221,7 +1222,8 @@ static int run_one(const opdef *op, int row, int64_t m, int64_t n, int64_t k, un
 }
 
 static void run_table(void) {
-    unsigned all = (1u << I_OB) | (1u << I_MBC) | (1u << I_GPU) | (O.dry ? 0 : 1u << I_PLAIN);
+    unsigned all = ((1u << I_OB) | (1u << I_MBC) | (1u << I_GPU) | (O.dry ? 0 : 1u << I_PLAIN)) &
+                   O.impls;
     for (int o = 0; o < NOPS; ++o) {
         if (!(O.ops & (1u << o))) continue;
         const opdef *op = &OPS[o];
@@ -1395,6 +1397,8 @@ static void usage(FILE *f) {
         "                     256,...,8192); 2^k accepted\n"
         "  --vec-sizes LIST   asum/dot lengths (default 2^10,2^11,...,2^28)\n"
         "  --layouts LIST     gemm layouts: row,col (default both)\n"
+        "  --impls LIST       implementations to time: openblas,mbc,mbc_gpu,plain (default all;\n"
+        "                     without openblas and plain, gemm results are not verified)\n"
         "  --trials N         trials per implementation (default 5)\n"
         "  --min-time-ms X    minimum time of one trial (repeats small calls; default 20)\n"
         "  --max-seconds S    skip OpenBLAS where one call is predicted (from the previous size)\n"
@@ -1465,6 +1469,19 @@ static int parse_ops(const char *arg, unsigned *ops) {
     return 0;
 }
 
+static int parse_impls(const char *arg, unsigned *impls) {
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", arg);
+    *impls = 0;
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int i = 0;
+        while (i < NIMPL && strcmp(t, IMPL_NAME[i]) != 0) ++i;
+        if (i == NIMPL) return -1;
+        *impls |= 1u << i;
+    }
+    return *impls ? 0 : -1;
+}
+
 static void set_pow2(int64_t *v, int *n, int lo, int hi, int step) {
     *n = 0;
     for (int e = lo; e <= hi && *n < MAXSZ; e += step) v[(*n)++] = (int64_t)1 << e;
@@ -1473,6 +1490,7 @@ static void set_pow2(int64_t *v, int *n, int lo, int hi, int step) {
 static int parse_args(int argc, char **argv) {
     memset(&O, 0, sizeof O);
     O.ops = (1u << NOPS) - 1;
+    O.impls = (1u << NIMPL) - 1;
     O.layouts[0] = CblasRowMajor, O.layouts[1] = CblasColMajor, O.nlayouts = 2;
     O.trials = 5, O.min_time = 0.020, O.max_seconds = 30, O.budget = 8, O.settle = 0.010, O.settle_cpu = 0.200, O.alpha = 1, O.beta = 0;
     O.probe = 1, O.kernels = 1, O.thin = 4096, O.probe_bytes = (int64_t)1 << 30, O.seed = 12345;
@@ -1539,6 +1557,9 @@ static int parse_args(int argc, char **argv) {
         } else if (!strcmp(a, "--beta")) {
             NEED();
             O.beta = atof(v);
+        } else if (!strcmp(a, "--impls")) {
+            NEED();
+            if (parse_impls(v, &O.impls)) return fprintf(stderr, "bad --impls %s\n", v), -1;
         } else if (!strcmp(a, "--quick")) {
             O.quick = 1;
         } else if (!strcmp(a, "--crossover")) {
