@@ -36,6 +36,7 @@ typedef struct mbc_config {
     int copy_threads;  /* MINIBLAS_CBLAS_COPY_THREADS: host threads packing staging buffers */
     int stream_stores; /* MINIBLAS_CBLAS_STREAM_STORES: streaming stores in staging copies, 1 in, 2 out */
     int64_t panel;     /* MINIBLAS_CBLAS_PANEL: gemm panel width in columns (0: automatic) */
+    int taper;         /* MINIBLAS_CBLAS_TAPER: the last gemm panels narrower (shorter tail) */
     int64_t kslab;     /* MINIBLAS_CBLAS_KSLAB: depth of gemm's phase-1 k-slabs (-1: automatic, 0: off) */
     int64_t nslab;     /* MINIBLAS_CBLAS_NSLAB: most k-slabs in phase 1 (at most half of k in all) */
     int64_t ablocks;   /* MINIBLAS_CBLAS_ABLOCKS: row blocks of A in phase 2 */

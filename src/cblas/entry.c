@@ -95,6 +95,7 @@ static void init_once(void) {
     if (mbc_cfg.copy_threads < 1) mbc_cfg.copy_threads = 1;
     mbc_cfg.stream_stores = (int)env_int("MINIBLAS_CBLAS_STREAM_STORES", 0) & 3;
     mbc_cfg.panel = env_int("MINIBLAS_CBLAS_PANEL", 0);
+    mbc_cfg.taper = env_int("MINIBLAS_CBLAS_TAPER", 1) != 0;
     mbc_cfg.kslab = env_int("MINIBLAS_CBLAS_KSLAB", -1);
     if (mbc_cfg.kslab == MBC_NEVER) mbc_cfg.kslab = 0; /* "never"/"off" */
     else if (mbc_cfg.kslab < 0) mbc_cfg.kslab = -1; /* automatic */

@@ -50,6 +50,7 @@
  * chunk lets it unpack early at the expense of packing). */
 #define NOUT 3
 #define NPEV 32 /* events marking gemm panels complete (a ring; see panel_done) */
+#define MAXPAN 64 /* gemm panels of one call (the width grows to stay below) */
 #define NTEV 128 /* MINIBLAS_CBLAS_VERBOSE=2: timing events, one before and one after each gemm */
 #define MB (1024 * 1024)
 
@@ -649,7 +650,9 @@ typedef struct gemm_job {
     int64_t ldA, ldB, ldC;
     int a_staged, b_staged, c_in, c_back; /* copied in: A, B, C (beta != 0); C copied back */
     int direct;                           /* C pinned and beta == 0: DMA'd straight into it */
-    int64_t nb, npan;                     /* panels of C: width, count */
+    int64_t nb, npan;                     /* panels of C: widest, count */
+    int64_t pc[MAXPAN + 1];               /* panel p: columns [pc[p], pc[p + 1]) */
+    int64_t opan;                         /* the panel of column ocol */
     int64_t mb, nblk;                     /* row blocks of A (phase 2): height, count */
     int64_t ks, nslab;                    /* k-slabs of phase 1: depth, count (0: no phase 1) */
     int64_t ready;                        /* panels whose gemms are all queued */
@@ -727,12 +730,13 @@ static cudaError_t queue_gemm(mbc_state *s, const gemm_job *j, int64_t r0, int64
 static cudaError_t queue_out(mbc_state *s, gemm_job *j, int block) {
     const mbc_gemm *g = j->g;
     size_t e = j->e;
-    int64_t m = g->m, end = min64(g->n, j->ready * j->nb);
+    int64_t m = g->m, end = j->pc[j->ready];
     int64_t cap = j->direct ? m : (int64_t)(s->chunk_bytes / e);
     cudaError_t err = cudaSuccess;
     if (!j->c_back) return cudaSuccess; /* C on the device: nothing comes back */
     while (j->ocol < end) {
-        int64_t p = j->ocol / j->nb, pend = min64(end, (p + 1) * j->nb);
+        while (j->pc[j->opan + 1] <= j->ocol) ++j->opan;
+        int64_t p = j->opan, pend = min64(end, j->pc[p + 1]);
         int64_t nr = m <= cap ? m : min64(cap, m - j->orow);
         int64_t nc = m <= cap ? min64(cap / m, pend - j->ocol) : 1;
         char *hd = at(g->C, g->ldc, j->orow, j->ocol, e);
@@ -816,12 +820,27 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const char **wha
     j->c_in = j->c_back && g->beta != 0;
     j->direct = g->c_kind == MBC_PINNED && g->beta == 0;
 
-    /* Panels: each panel's gemm about one wave of 128x128 tiles (2M elements of C), and at
-     * most ~16 of them, so the last panel's copy back (the tail after the last gemm) is short. */
-    int64_t nb = mbc_cfg.panel;
-    if (nb <= 0) nb = round_up(max64(((int64_t)1 << 21) / max64(m, 1), (n + 15) / 16), 128);
-    j->nb = nb = min64(max64(nb, 1), n);
-    j->npan = (n + nb - 1) / nb;
+    /* Panels: n/8 wide and at least one wave of 128x128 tiles (2M elements of C: wmin
+     * columns), then the last ones halving down to wmin (MINIBLAS_CBLAS_TAPER): the tail
+     * after the last gemm is its panel's copy back and unpacking, short when that panel is
+     * narrow. At 8192: 7 x 1024, 512, 256, 256 (session 10: panels of 1024 ran 16.6-16.9 ms of
+     * gemms against 17.2-17.5 with 16 of 512). MINIBLAS_CBLAS_PANEL sets the width; the taper
+     * then halves down to a quarter of it (multiples of 32). */
+    int64_t wmin = round_up(((int64_t)1 << 21) / max64(m, 1), 128), unit = 128, nb;
+    if (mbc_cfg.panel > 0)
+        nb = mbc_cfg.panel, wmin = unit = max64(32, round_up(nb / 4, 32));
+    else
+        nb = max64(wmin, round_up((n + 7) / 8, 128));
+    nb = max64(nb, (n + MAXPAN / 2 - 1) / (MAXPAN / 2)); /* room for the taper in pc[] */
+    j->nb = nb = min64(nb, n);
+    for (int64_t c = 0; c < n; ++j->npan) {
+        int64_t r = n - c, w = nb;
+        if (mbc_cfg.taper && r <= 2 * nb) w = min64(nb, max64(wmin, round_up((r + 1) / 2, unit)));
+        if (j->npan == MAXPAN - 1) w = r; /* not reached: <= 30 panels of nb, then halving */
+        j->pc[j->npan] = c;
+        c += min64(w, r);
+    }
+    j->pc[j->npan] = n;
     /* Phase 1 (beta == 0 only: C is not read): MINIBLAS_CBLAS_NSLAB (4) k-slabs of k/16 over
      * the whole of C, at most half of k; only where the GPU needs longer for a slab than the
      * host to pack it: 2 m n ks flops at ~60 TFLOP/s against (m + n) ks e bytes at ~50 GB/s,
@@ -912,11 +931,11 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const char **wha
             ++sa;
             if (sb > 0) {
                 *what = "gemm";
-                err = queue_gemm(s, j, r0, nr, 0, min64(n, sb * nb), k1, kr, beta2, st);
+                err = queue_gemm(s, j, r0, nr, 0, j->pc[sb], k1, kr, beta2, st);
                 if (err != cudaSuccess || *st != MINIBLAS_STATUS_SUCCESS) return err;
             }
         } else {
-            int64_t c0 = sb * nb, nc = min64(nb, n - c0);
+            int64_t c0 = j->pc[sb], nc = j->pc[sb + 1] - c0;
             *what = "copy to the GPU";
             if (j->b_staged &&
                 (err = stage(s, 1, j->dB, j->ldB, g->B, g->ldb, g->tb, k1, kr, c0, nc,
