@@ -823,9 +823,10 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const char **wha
     /* Panels: n/8 wide and at least one wave of 128x128 tiles (2M elements of C: wmin
      * columns), then the last ones halving down to wmin (MINIBLAS_CBLAS_TAPER): the tail
      * after the last gemm is its panel's copy back and unpacking, short when that panel is
-     * narrow. At 8192: 7 x 1024, 512, 256, 256 (session 10: panels of 1024 ran 16.6-16.9 ms of
-     * gemms against 17.2-17.5 with 16 of 512). MINIBLAS_CBLAS_PANEL sets the width; the taper
-     * then halves down to a quarter of it (multiples of 32). */
+     * narrow. At 8192: 7 x 1024, 512, 256, 256. Session 10 run 2 (sgemm 8192, 3 rounds, 16 MB
+     * chunks): 18.4-18.7 ms; without the taper 19.1-20.4; 16 panels of 512 and 64 MB chunks
+     * (before) 21.0-24.8. MINIBLAS_CBLAS_PANEL sets the width; the taper then halves down to a
+     * quarter of it (multiples of 32). */
     int64_t wmin = round_up(((int64_t)1 << 21) / max64(m, 1), 128), unit = 128, nb;
     if (mbc_cfg.panel > 0)
         nb = mbc_cfg.panel, wmin = unit = max64(32, round_up(nb / 4, 32));
