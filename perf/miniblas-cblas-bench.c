@@ -24,7 +24,10 @@
  *             within 1.25x), and bound_host = max(kern_mb, the best measured way of getting the
  *             caller's pageable memory across: pageable cudaMemcpy, multi-threaded staging into
  *             pinned buffers (pipelined with the DMA), or cudaHostRegister in place plus its
- *             cost); in = A + B (+ C when beta != 0), out = C.
+ *             cost); in = A + B (+ C when beta != 0), out = C. The staged way is measured
+ *             live where the layer runs on the GPU: the host copies of the row's operands
+ *             (into 3 pinned chunks of 16 MB, like the layer's) timed once before each of the
+ *             layer's trials, median; the probe's rate is printed beside it.
  * Times: host clock (the calls are synchronous), per call, median over trials; a trial is as
  * many back-to-back calls as fill --min-time-ms; implementations are interleaved trial by
  * trial. Each implementation gets at most --budget seconds of trials per row (at least one:
@@ -260,7 +263,34 @@ typedef struct par_job {
     size_t n;     /* elements (fill) or bytes (memcpy) */
     int dbl;
     uint64_t seed;
+    char *ring;   /* copies: a ring of ring_b bytes instead of dst (to_ring) or src */
+    size_t ring_b, off;  /* off: the job's offset in the whole copy (its place in the ring) */
+    int to_ring;
 } par_job;
+
+/* One copy call, or a copy through a ring (src -> ring, or ring -> dst, offsets modulo the
+ * ring's size): the live staging measurement copies like the layer, into a few chunks. */
+static void copy_piece(int kind, char *d, const char *s, size_t n) {
+    if (kind == 2)
+        mbc_stream_copy(d, s, n);
+    else
+        memcpy(d, s, n);
+}
+static void par_copy_job(const par_job *j) {
+    if (!j->ring) {
+        copy_piece(j->kind, j->dst, j->src, j->n);
+        return;
+    }
+    for (size_t done = 0; done < j->n;) {
+        size_t ro = (j->off + done) % j->ring_b, len = j->ring_b - ro;
+        if (len > j->n - done) len = j->n - done;
+        if (j->to_ring)
+            copy_piece(j->kind, j->ring + ro, j->src + done, len);
+        else
+            copy_piece(j->kind, j->dst + done, j->ring + ro, len);
+        done += len;
+    }
+}
 
 static uint64_t splitmix(uint64_t *s) {
     uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
@@ -271,12 +301,8 @@ static uint64_t splitmix(uint64_t *s) {
 
 static void *par_worker(void *arg) {
     par_job *j = arg;
-    if (j->kind == 1) {
-        memcpy(j->dst, j->src, j->n);
-        return NULL;
-    }
-    if (j->kind == 2) {
-        mbc_stream_copy(j->dst, j->src, j->n);
+    if (j->kind) {
+        par_copy_job(j);
         return NULL;
     }
     uint64_t s = j->seed;
@@ -316,22 +342,30 @@ static void fill_uniform(void *p, size_t n, int dbl, uint64_t seed) {
     for (int t = 0; t < nt; ++t) {
         size_t b = (size_t)t * per, c = b >= n ? 0 : (per < n - b ? per : n - b);
         jobs[t] = (par_job){0, (char *)p + (b < n ? b : n) * e, NULL, c, dbl,
-                            seed * 0x2545F4914F6CDD1Dull + (uint64_t)t * 0x9E3779B97F4A7C15ull + 1};
+                            seed * 0x2545F4914F6CDD1Dull + (uint64_t)t * 0x9E3779B97F4A7C15ull + 1,
+                            NULL, 0, 0, 0};
     }
     par_run(jobs, nt);
 }
 
-/* Copy of bytes on nt threads (kind 1: memcpy; 2: streaming stores, the layer's staging copy). */
-static void par_copy(void *dst, const void *src, size_t bytes, int nt, int kind) {
+/* Copy of bytes on nt threads (kind 1: memcpy; 2: streaming stores, the layer's staging copy);
+ * ring (ring_b bytes): it replaces dst (to_ring) or src, offsets modulo ring_b. */
+static void par_copy_ring(void *dst, const void *src, size_t bytes, int nt, int kind, char *ring,
+                          size_t ring_b, int to_ring) {
     par_job jobs[64];
     if (nt > 64) nt = 64;
+    if (nt < 1) nt = 1;
     size_t per = ((bytes / (size_t)nt) + 63) & ~(size_t)63;
     for (int t = 0; t < nt; ++t) {
         size_t b = (size_t)t * per, c = b >= bytes ? 0 : (per < bytes - b ? per : bytes - b);
         if (b > bytes) b = bytes;
-        jobs[t] = (par_job){kind, (char *)dst + b, (const char *)src + b, c, 0, 0};
+        jobs[t] = (par_job){kind, (char *)dst + b, (const char *)src + b, c, 0, 0,
+                            ring, ring_b, b, to_ring};
     }
     par_run(jobs, nt);
+}
+static void par_copy(void *dst, const void *src, size_t bytes, int nt, int kind) {
+    par_copy_ring(dst, src, bytes, nt, kind, NULL, 0, 0);
 }
 
 /* ------------------------------------------------------------------ probe */
@@ -345,6 +379,7 @@ typedef struct probe_t {
     int nnthr;
     double cp_in[2][NPT], cp_out[2][NPT]; /* [memcpy, streaming] pageable->pinned, ->pageable, B/s */
     double cp_in_best, cp_out_best;
+    int in_kind, in_thr, out_kind, out_thr; /* the copy and thread count of those best rates */
     int layer_threads;
     double cp_in_layer[2], cp_out_layer[2];
     double ptrattr_s; /* one cudaPointerGetAttributes on pageable memory (the layer's check) */
@@ -409,8 +444,8 @@ static int run_probe(void) {
             double *ci = &P.cp_in[kind - 1][i], *co = &P.cp_out[kind - 1][i];
             *ci = (double)bytes / median(si, 5);
             *co = (double)bytes / median(so, 5);
-            if (*ci > P.cp_in_best) P.cp_in_best = *ci;
-            if (*co > P.cp_out_best) P.cp_out_best = *co;
+            if (*ci > P.cp_in_best) P.cp_in_best = *ci, P.in_kind = kind, P.in_thr = P.nthr[i];
+            if (*co > P.cp_out_best) P.cp_out_best = *co, P.out_kind = kind, P.out_thr = P.nthr[i];
         }
         double si[3], so[3];
         for (int r = 0; r < 3; ++r) {
@@ -493,8 +528,15 @@ static void print_probe(FILE *f, const char *pre) {
  * would be registered in place: A, B, C once); best is the fastest way from pageable memory. */
 typedef struct xfer_t {
     double pinned, pageable, staged, registered, best;
+    double staged_probe; /* staged at the probe's rates (staged: live when measured) */
     const char *best_name;
 } xfer_t;
+
+static void xfer_best(xfer_t *x) {
+    x->best = x->pageable, x->best_name = "pageable";
+    if (x->staged < x->best) x->best = x->staged, x->best_name = "staged";
+    if (x->registered < x->best) x->best = x->registered, x->best_name = "registered";
+}
 
 static xfer_t xfer_times(double in_b, double out_b, double reg_b) {
     xfer_t x;
@@ -502,12 +544,10 @@ static xfer_t xfer_times(double in_b, double out_b, double reg_b) {
     x.pageable = in_b / P.h2d_page + out_b / P.d2h_page;
     double si = P.cp_in_best < P.h2d_pin ? P.cp_in_best : P.h2d_pin;
     double so = P.cp_out_best < P.d2h_pin ? P.cp_out_best : P.d2h_pin;
-    x.staged = in_b / si + out_b / so; /* host copy and DMA pipelined: the slower one */
+    x.staged = x.staged_probe = in_b / si + out_b / so; /* copy and DMA pipelined: the slower */
     x.registered = (P.reg_s + P.unreg_s) / P.bytes * reg_b + in_b / P.h2d_reg +
                    out_b / P.d2h_pin;
-    x.best = x.pageable, x.best_name = "pageable";
-    if (x.staged < x.best) x.best = x.staged, x.best_name = "staged";
-    if (x.registered < x.best) x.best = x.registered, x.best_name = "registered";
+    xfer_best(&x);
     return x;
 }
 
@@ -740,6 +780,36 @@ static double time_calls(prob *p, int impl, long reps) {
     return t / (double)reps;
 }
 
+/* ---- the staging copies, measured live: the host copies of a gemm's operands (in: A, B, and C
+   when beta != 0, into a ring of 3 pinned chunks of 16 MB like the layer's; out: C from it),
+   with the copy and thread count the probe found fastest, timed once before each trial of the
+   layer's call. The host's copy rate moves between machines and within one run (session 10:
+   the layer packed the same 256 MB in 4.4 ms on one machine, 5 to 19 ms from call to call on
+   another), so a bound from the probe alone can be measured at another speed than the call. */
+#define RING_B ((size_t)48 << 20)
+static char *g_ring;
+
+static int stage_live(const prob *p, double *t_in, double *t_out) {
+    if (!g_ring) {
+        if (cudaMallocHost((void **)&g_ring, RING_B) != cudaSuccess) {
+            cudaGetLastError();
+            g_ring = NULL;
+            return -1;
+        }
+        memset(g_ring, 0, RING_B);
+    }
+    double t = now();
+    par_copy_ring(g_ring, p->A, p->na * p->e, P.in_thr, P.in_kind, g_ring, RING_B, 1);
+    par_copy_ring(g_ring, p->B, p->nb * p->e, P.in_thr, P.in_kind, g_ring, RING_B, 1);
+    if (p->beta != 0)
+        par_copy_ring(g_ring, p->C, p->nc * p->e, P.in_thr, P.in_kind, g_ring, RING_B, 1);
+    *t_in = now() - t;
+    t = now();
+    par_copy_ring(p->C, g_ring, p->nc * p->e, P.out_thr, P.out_kind, g_ring, RING_B, 0);
+    *t_out = now() - t;
+    return 0;
+}
+
 /* ---- verification: the error over its bound (<= 1 passes; NaN counts as infinite) */
 
 static double check_gemm(const prob *p, const void *C, const void *Cref) {
@@ -918,6 +988,8 @@ typedef struct rowres {
     double kmb, kcb;
     double bound_pin, bound_host;
     xfer_t x;
+    double live_staged;  /* staged way, live: median over trials (s); < 0 not measured */
+    int live_n;
     char note[160];
 } rowres;
 
@@ -940,7 +1012,7 @@ static void addnote(rowres *r, const char *s) {
 static void run_row(prob *p, unsigned mask, int kernels, pred_t *pred, rowres *r) {
     memset(r, 0, sizeof *r);
     r->op = p->op, r->row = p->row, r->m = p->m, r->n = p->n, r->k = p->k;
-    r->kmb = r->kcb = r->bound_pin = r->bound_host = -1;
+    r->kmb = r->kcb = r->bound_pin = r->bound_host = r->live_staged = -1;
     for (int i = 0; i < NIMPL; ++i) r->t[i] = r->err[i] = -1, r->path[i] = -2;
     int kind = p->op->kind;
 
@@ -1037,6 +1109,13 @@ static void run_row(prob *p, unsigned mask, int kernels, pred_t *pred, rowres *r
         int w = per > 0 ? (int)fmin(O.budget / per, (double)MAXTR) : O.trials;
         want[i] = w > O.trials ? O.trials : w < 1 ? 1 : w;
     }
+    /* the live staging measurement: gemm rows with the probe done, the layer on the GPU */
+    int live = kind == K_GEMM && P.done && (mask & (1u << I_MBC)) &&
+               r->path[I_MBC] == MINIBLAS_CBLAS_PATH_GPU;
+    double live_s[MAXTR];
+    int nlive = 0;
+    double in_b = (double)(p->na + p->nb + (p->beta != 0 ? p->nc : 0)) * (double)p->e;
+    double out_b = (double)p->nc * (double)p->e;
     /* interleaved trials; between trials of slow calls a pause, so that the spinning worker
        threads of the one before go to sleep: OpenBLAS's (pthreads build) spin for 2^28 TSC
        ticks (~0.13 s here) after each call, so after a trial that ran the CPU BLAS the pause
@@ -1055,6 +1134,15 @@ static void run_row(prob *p, unsigned mask, int kernels, pred_t *pred, rowres *r
                 nanosleep(&ts, NULL);
             }
             cpu_before = i == I_OB || (i == I_MBC && r->path[I_MBC] == MINIBLAS_CBLAS_PATH_CPU);
+            double ti, to;
+            if (i == I_MBC && live && nlive < MAXTR && stage_live(p, &ti, &to) == 0) {
+                /* host copy and DMA pipelined: each direction the slower of the two */
+                live_s[nlive++] = fmax(ti, in_b / P.h2d_pin) + fmax(to, out_b / P.d2h_pin);
+                if (pause > 0 && slow) {
+                    struct timespec ts = {(time_t)pause, (long)((pause - floor(pause)) * 1e9)};
+                    nanosleep(&ts, NULL);
+                }
+            }
             double t = time_calls(p, i, reps[i]);
             if (t < 0) {
                 r->failed[i] = 1, g_fail = 1, mask &= ~(1u << i);
@@ -1080,9 +1168,12 @@ static void run_row(prob *p, unsigned mask, int kernels, pred_t *pred, rowres *r
         if (r->kmb < 0 || r->kcb < 0) addnote(r, "kernel timing failed"), g_fail = 1;
     }
     if (kind == K_GEMM && P.done) {
-        double in_b = (double)(p->na + p->nb + (p->beta != 0 ? p->nc : 0)) * (double)p->e;
-        double out_b = (double)p->nc * (double)p->e;
         r->x = xfer_times(in_b, out_b, (double)(p->na + p->nb + p->nc) * (double)p->e);
+        if (nlive > 0) { /* the staged way at the speed the host had during the trials */
+            r->live_staged = median(live_s, nlive), r->live_n = nlive;
+            r->x.staged = r->live_staged;
+            xfer_best(&r->x);
+        }
         double kt = r->kmb > 0 ? r->kmb : 0;
         r->bound_pin = kt > r->x.pinned ? kt : r->x.pinned;
         r->bound_host = kt > r->x.best ? kt : r->x.best;
@@ -1165,11 +1256,16 @@ static void print_row(const rowres *r) {
            r->op->name, r->op->kind == K_GEMM ? (r->row ? "row" : "col") : "-", sh, t[I_OB],
            r->ntr[I_OB], t[I_MBC], path_name(r->path[I_MBC]), ratio, t[I_GPU], t[I_PLAIN], km, kc,
            bp, bh, rp, rh, check);
-    if (r->op->kind == K_GEMM && r->bound_pin > 0 && r->m >= 4096)
-        printf("%-29s transfer by way (ms): pinned %.4g, pageable %.4g, staged %.4g, registered "
+    if (r->op->kind == K_GEMM && r->bound_pin > 0 && r->m >= 4096) {
+        char live[96] = "";
+        if (r->live_staged > 0)
+            snprintf(live, sizeof live, " (live, median of %d trials; at the probe's rates %.4g)",
+                     r->live_n, r->x.staged_probe * 1e3);
+        printf("%-29s transfer by way (ms): pinned %.4g, pageable %.4g, staged %.4g%s, registered "
                "%.4g -> best %s\n",
-               "", r->x.pinned * 1e3, r->x.pageable * 1e3, r->x.staged * 1e3,
+               "", r->x.pinned * 1e3, r->x.pageable * 1e3, r->x.staged * 1e3, live,
                r->x.registered * 1e3, r->x.best_name);
+    }
     fflush(stdout);
     if (g_csv) {
         fprintf(g_csv, "%s,%s,%lld,%lld,%lld", r->op->name,
