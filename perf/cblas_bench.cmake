@@ -8,7 +8,8 @@
 # layer's public include directories (OpenBLAS's cblas.h, as the layer itself is compiled with).
 if(TARGET miniblas_cblas AND EXISTS ${CMAKE_CURRENT_LIST_DIR}/miniblas-cblas-bench.c)
   find_package(Threads REQUIRED)
-  add_executable(miniblas-cblas-bench ${CMAKE_CURRENT_LIST_DIR}/miniblas-cblas-bench.c)
+  add_executable(miniblas-cblas-bench ${CMAKE_CURRENT_LIST_DIR}/miniblas-cblas-bench.c
+                 ${PROJECT_SOURCE_DIR}/src/cblas/copypool.c) # the live staged way (its own pool)
   target_include_directories(miniblas-cblas-bench PRIVATE
     $<TARGET_PROPERTY:miniblas_cblas,INTERFACE_INCLUDE_DIRECTORIES>)
   target_link_libraries(miniblas-cblas-bench PRIVATE miniblas CUDA::cublas CUDA::cudart

@@ -24,10 +24,12 @@
  *             within 1.25x), and bound_host = max(kern_mb, the best measured way of getting the
  *             caller's pageable memory across: pageable cudaMemcpy, multi-threaded staging into
  *             pinned buffers (pipelined with the DMA), or cudaHostRegister in place plus its
- *             cost); in = A + B (+ C when beta != 0), out = C. The staged way is measured
- *             live where the layer runs on the GPU: the host copies of the row's operands
- *             (into 3 pinned chunks of 16 MB, like the layer's) timed once before each of the
- *             layer's trials, median; the probe's rate is printed beside it.
+ *             cost); in = A + B (+ C when beta != 0), out = C. Where the layer runs on the
+ *             GPU, the staged way is measured live, once before each of the layer's trials:
+ *             the layer's transfers without its gemms (A, B (, C) packed into 3 pinned 16 MB
+ *             chunks by the copy pool with the layer's thread count, each DMA'd while the next
+ *             is packed; then C back through 3 chunks and unpacked), median over the trials;
+ *             the probe's estimate is printed beside it.
  * Times: host clock (the calls are synchronous), per call, median over trials; a trial is as
  * many back-to-back calls as fill --min-time-ms; implementations are interleaved trial by
  * trial. Each implementation gets at most --budget seconds of trials per row (at least one:
@@ -69,6 +71,7 @@
 #include "miniblas.h"
 #include "miniblas_cblas.h"
 #include "stream_copy.h" /* the layer's staging copy, measured by the probe */
+#include "copypool.h"    /* the layer's copy pool (its own instance): the live staged way */
 
 #ifndef MCB_CBLAS_LIB
 #define MCB_CBLAS_LIB "libminiblas_cblas.so.0"
@@ -263,34 +266,7 @@ typedef struct par_job {
     size_t n;     /* elements (fill) or bytes (memcpy) */
     int dbl;
     uint64_t seed;
-    char *ring;   /* copies: a ring of ring_b bytes instead of dst (to_ring) or src */
-    size_t ring_b, off;  /* off: the job's offset in the whole copy (its place in the ring) */
-    int to_ring;
 } par_job;
-
-/* One copy call, or a copy through a ring (src -> ring, or ring -> dst, offsets modulo the
- * ring's size): the live staging measurement copies like the layer, into a few chunks. */
-static void copy_piece(int kind, char *d, const char *s, size_t n) {
-    if (kind == 2)
-        mbc_stream_copy(d, s, n);
-    else
-        memcpy(d, s, n);
-}
-static void par_copy_job(const par_job *j) {
-    if (!j->ring) {
-        copy_piece(j->kind, j->dst, j->src, j->n);
-        return;
-    }
-    for (size_t done = 0; done < j->n;) {
-        size_t ro = (j->off + done) % j->ring_b, len = j->ring_b - ro;
-        if (len > j->n - done) len = j->n - done;
-        if (j->to_ring)
-            copy_piece(j->kind, j->ring + ro, j->src + done, len);
-        else
-            copy_piece(j->kind, j->dst + done, j->ring + ro, len);
-        done += len;
-    }
-}
 
 static uint64_t splitmix(uint64_t *s) {
     uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
@@ -301,8 +277,12 @@ static uint64_t splitmix(uint64_t *s) {
 
 static void *par_worker(void *arg) {
     par_job *j = arg;
-    if (j->kind) {
-        par_copy_job(j);
+    if (j->kind == 1) {
+        memcpy(j->dst, j->src, j->n);
+        return NULL;
+    }
+    if (j->kind == 2) {
+        mbc_stream_copy(j->dst, j->src, j->n);
         return NULL;
     }
     uint64_t s = j->seed;
@@ -342,30 +322,22 @@ static void fill_uniform(void *p, size_t n, int dbl, uint64_t seed) {
     for (int t = 0; t < nt; ++t) {
         size_t b = (size_t)t * per, c = b >= n ? 0 : (per < n - b ? per : n - b);
         jobs[t] = (par_job){0, (char *)p + (b < n ? b : n) * e, NULL, c, dbl,
-                            seed * 0x2545F4914F6CDD1Dull + (uint64_t)t * 0x9E3779B97F4A7C15ull + 1,
-                            NULL, 0, 0, 0};
+                            seed * 0x2545F4914F6CDD1Dull + (uint64_t)t * 0x9E3779B97F4A7C15ull + 1};
     }
     par_run(jobs, nt);
 }
 
-/* Copy of bytes on nt threads (kind 1: memcpy; 2: streaming stores, the layer's staging copy);
- * ring (ring_b bytes): it replaces dst (to_ring) or src, offsets modulo ring_b. */
-static void par_copy_ring(void *dst, const void *src, size_t bytes, int nt, int kind, char *ring,
-                          size_t ring_b, int to_ring) {
+/* Copy of bytes on nt threads (kind 1: memcpy; 2: streaming stores, the layer's staging copy). */
+static void par_copy(void *dst, const void *src, size_t bytes, int nt, int kind) {
     par_job jobs[64];
     if (nt > 64) nt = 64;
-    if (nt < 1) nt = 1;
     size_t per = ((bytes / (size_t)nt) + 63) & ~(size_t)63;
     for (int t = 0; t < nt; ++t) {
         size_t b = (size_t)t * per, c = b >= bytes ? 0 : (per < bytes - b ? per : bytes - b);
         if (b > bytes) b = bytes;
-        jobs[t] = (par_job){kind, (char *)dst + b, (const char *)src + b, c, 0, 0,
-                            ring, ring_b, b, to_ring};
+        jobs[t] = (par_job){kind, (char *)dst + b, (const char *)src + b, c, 0, 0};
     }
     par_run(jobs, nt);
-}
-static void par_copy(void *dst, const void *src, size_t bytes, int nt, int kind) {
-    par_copy_ring(dst, src, bytes, nt, kind, NULL, 0, 0);
 }
 
 /* ------------------------------------------------------------------ probe */
@@ -379,7 +351,6 @@ typedef struct probe_t {
     int nnthr;
     double cp_in[2][NPT], cp_out[2][NPT]; /* [memcpy, streaming] pageable->pinned, ->pageable, B/s */
     double cp_in_best, cp_out_best;
-    int in_kind, in_thr, out_kind, out_thr; /* the copy and thread count of those best rates */
     int layer_threads;
     double cp_in_layer[2], cp_out_layer[2];
     double ptrattr_s; /* one cudaPointerGetAttributes on pageable memory (the layer's check) */
@@ -444,8 +415,8 @@ static int run_probe(void) {
             double *ci = &P.cp_in[kind - 1][i], *co = &P.cp_out[kind - 1][i];
             *ci = (double)bytes / median(si, 5);
             *co = (double)bytes / median(so, 5);
-            if (*ci > P.cp_in_best) P.cp_in_best = *ci, P.in_kind = kind, P.in_thr = P.nthr[i];
-            if (*co > P.cp_out_best) P.cp_out_best = *co, P.out_kind = kind, P.out_thr = P.nthr[i];
+            if (*ci > P.cp_in_best) P.cp_in_best = *ci;
+            if (*co > P.cp_out_best) P.cp_out_best = *co;
         }
         double si[3], so[3];
         for (int r = 0; r < 3; ++r) {
@@ -780,32 +751,98 @@ static double time_calls(prob *p, int impl, long reps) {
     return t / (double)reps;
 }
 
-/* ---- the staging copies, measured live: the host copies of a gemm's operands (in: A, B, and C
-   when beta != 0, into a ring of 3 pinned chunks of 16 MB like the layer's; out: C from it),
-   with the copy and thread count the probe found fastest, timed once before each trial of the
-   layer's call. The host's copy rate moves between machines and within one run (session 10:
-   the layer packed the same 256 MB in 4.4 ms on one machine, 5 to 19 ms from call to call on
-   another), so a bound from the probe alone can be measured at another speed than the call. */
-#define RING_B ((size_t)48 << 20)
-static char *g_ring;
+/* ---- the staged way, measured live: the layer's transfers without its gemms. The host's copy
+   rate moves between machines and within one run (session 10: the layer packed the same 256 MB
+   in 4.4 ms on one machine, in 5 to 19 ms from call to call on another), and the copies share
+   the host's memory with the DMA, so the probe's rates (1 GiB copies, no DMA at the same time)
+   can be far from what a call meets. Timed once before each of the layer's trials. */
+#define LIVE_CH ((size_t)16 << 20) /* the layer's chunk (MINIBLAS_CBLAS_CHUNK_MB) */
+#define LIVE_NCH 3                 /* its in chunks, and its sgemm out chunks */
+#define LIVE_PIECE ((size_t)256 << 10)
+static struct {
+    int ok, threads;
+    char *pin[2][LIVE_NCH];
+    cudaEvent_t ev[2][LIVE_NCH];
+    char *dev;
+    cudaStream_t s;
+} L;
+
+typedef struct live_copy {
+    char *dst;
+    const char *src;
+    size_t n;
+} live_copy;
+
+static void live_item(void *ctx, int64_t i) {
+    const live_copy *c = ctx;
+    size_t off = (size_t)i * LIVE_PIECE, len = c->n - off < LIVE_PIECE ? c->n - off : LIVE_PIECE;
+    memcpy(c->dst + off, c->src + off, len);
+}
+
+static void live_pool_copy(char *dst, const char *src, size_t n) {
+    live_copy c = {dst, src, n};
+    mbc_pool_run((int64_t)((n + LIVE_PIECE - 1) / LIVE_PIECE), live_item, &c, L.threads);
+}
+
+static int live_init(void) {
+    if (L.ok) return L.ok > 0 ? 0 : -1;
+    L.ok = -1;
+    L.threads = P.layer_threads;
+    for (int d = 0; d < 2; ++d)
+        for (int c = 0; c < LIVE_NCH; ++c) {
+            if (cudaMallocHost((void **)&L.pin[d][c], LIVE_CH) != cudaSuccess ||
+                cudaEventCreateWithFlags(&L.ev[d][c], cudaEventDisableTiming) != cudaSuccess)
+                return cudaGetLastError(), -1;
+            memset(L.pin[d][c], 0, LIVE_CH);
+        }
+    if (cudaMalloc((void **)&L.dev, LIVE_NCH * LIVE_CH) != cudaSuccess ||
+        cudaStreamCreateWithFlags(&L.s, cudaStreamNonBlocking) != cudaSuccess)
+        return cudaGetLastError(), -1;
+    L.ok = 1;
+    return 0;
+}
+
+/* Operand bytes [0, n) of src -> the device through the in chunks (k: pieces so far). */
+static int live_in(const char *src, size_t n, int *k) {
+    for (size_t off = 0; off < n; off += LIVE_CH, ++*k) {
+        int c = *k % LIVE_NCH;
+        size_t len = n - off < LIVE_CH ? n - off : LIVE_CH;
+        if (cudaEventSynchronize(L.ev[0][c]) != cudaSuccess) return -1;
+        live_pool_copy(L.pin[0][c], src + off, len);
+        if (cudaMemcpyAsync(L.dev + (size_t)c * LIVE_CH, L.pin[0][c], len, cudaMemcpyHostToDevice,
+                            L.s) != cudaSuccess ||
+            cudaEventRecord(L.ev[0][c], L.s) != cudaSuccess)
+            return -1;
+    }
+    return 0;
+}
 
 static int stage_live(const prob *p, double *t_in, double *t_out) {
-    if (!g_ring) {
-        if (cudaMallocHost((void **)&g_ring, RING_B) != cudaSuccess) {
-            cudaGetLastError();
-            g_ring = NULL;
-            return -1;
-        }
-        memset(g_ring, 0, RING_B);
-    }
+    if (live_init()) return -1;
+    int k = 0;
     double t = now();
-    par_copy_ring(g_ring, p->A, p->na * p->e, P.in_thr, P.in_kind, g_ring, RING_B, 1);
-    par_copy_ring(g_ring, p->B, p->nb * p->e, P.in_thr, P.in_kind, g_ring, RING_B, 1);
-    if (p->beta != 0)
-        par_copy_ring(g_ring, p->C, p->nc * p->e, P.in_thr, P.in_kind, g_ring, RING_B, 1);
+    if (live_in(p->A, p->na * p->e, &k) || live_in(p->B, p->nb * p->e, &k) ||
+        (p->beta != 0 && live_in(p->C, p->nc * p->e, &k)) || cudaStreamSynchronize(L.s))
+        return cudaGetLastError(), -1;
     *t_in = now() - t;
     t = now();
-    par_copy_ring(p->C, g_ring, p->nc * p->e, P.out_thr, P.out_kind, g_ring, RING_B, 0);
+    /* C back: piece q DMA'd into out chunk q % 3, unpacked once the piece 3 later needs it */
+    size_t n = p->nc * p->e, np = (n + LIVE_CH - 1) / LIVE_CH;
+    for (size_t q = 0; q < np + LIVE_NCH; ++q) {
+        int c = (int)(q % LIVE_NCH);
+        if (q >= LIVE_NCH) {
+            size_t off = (q - LIVE_NCH) * LIVE_CH, len = n - off < LIVE_CH ? n - off : LIVE_CH;
+            if (cudaEventSynchronize(L.ev[1][c]) != cudaSuccess) return cudaGetLastError(), -1;
+            live_pool_copy((char *)p->C + off, L.pin[1][c], len);
+        }
+        if (q < np) {
+            size_t off = q * LIVE_CH, len = n - off < LIVE_CH ? n - off : LIVE_CH;
+            if (cudaMemcpyAsync(L.pin[1][c], L.dev + (size_t)c * LIVE_CH, len,
+                                cudaMemcpyDeviceToHost, L.s) != cudaSuccess ||
+                cudaEventRecord(L.ev[1][c], L.s) != cudaSuccess)
+                return cudaGetLastError(), -1;
+        }
+    }
     *t_out = now() - t;
     return 0;
 }
@@ -988,7 +1025,7 @@ typedef struct rowres {
     double kmb, kcb;
     double bound_pin, bound_host;
     xfer_t x;
-    double live_staged;  /* staged way, live: median over trials (s); < 0 not measured */
+    double live_in, live_out; /* the staged way, live: medians over trials (s); < 0 not measured */
     int live_n;
     char note[160];
 } rowres;
@@ -1012,7 +1049,7 @@ static void addnote(rowres *r, const char *s) {
 static void run_row(prob *p, unsigned mask, int kernels, pred_t *pred, rowres *r) {
     memset(r, 0, sizeof *r);
     r->op = p->op, r->row = p->row, r->m = p->m, r->n = p->n, r->k = p->k;
-    r->kmb = r->kcb = r->bound_pin = r->bound_host = r->live_staged = -1;
+    r->kmb = r->kcb = r->bound_pin = r->bound_host = r->live_in = r->live_out = -1;
     for (int i = 0; i < NIMPL; ++i) r->t[i] = r->err[i] = -1, r->path[i] = -2;
     int kind = p->op->kind;
 
@@ -1109,13 +1146,11 @@ static void run_row(prob *p, unsigned mask, int kernels, pred_t *pred, rowres *r
         int w = per > 0 ? (int)fmin(O.budget / per, (double)MAXTR) : O.trials;
         want[i] = w > O.trials ? O.trials : w < 1 ? 1 : w;
     }
-    /* the live staging measurement: gemm rows with the probe done, the layer on the GPU */
+    /* the live staged way: gemm rows with the probe done, the layer on the GPU */
     int live = kind == K_GEMM && P.done && (mask & (1u << I_MBC)) &&
                r->path[I_MBC] == MINIBLAS_CBLAS_PATH_GPU;
-    double live_s[MAXTR];
+    double live_s[2][MAXTR];
     int nlive = 0;
-    double in_b = (double)(p->na + p->nb + (p->beta != 0 ? p->nc : 0)) * (double)p->e;
-    double out_b = (double)p->nc * (double)p->e;
     /* interleaved trials; between trials of slow calls a pause, so that the spinning worker
        threads of the one before go to sleep: OpenBLAS's (pthreads build) spin for 2^28 TSC
        ticks (~0.13 s here) after each call, so after a trial that ran the CPU BLAS the pause
@@ -1134,10 +1169,8 @@ static void run_row(prob *p, unsigned mask, int kernels, pred_t *pred, rowres *r
                 nanosleep(&ts, NULL);
             }
             cpu_before = i == I_OB || (i == I_MBC && r->path[I_MBC] == MINIBLAS_CBLAS_PATH_CPU);
-            double ti, to;
-            if (i == I_MBC && live && nlive < MAXTR && stage_live(p, &ti, &to) == 0) {
-                /* host copy and DMA pipelined: each direction the slower of the two */
-                live_s[nlive++] = fmax(ti, in_b / P.h2d_pin) + fmax(to, out_b / P.d2h_pin);
+            if (i == I_MBC && live && nlive < MAXTR) {
+                if (stage_live(p, &live_s[0][nlive], &live_s[1][nlive]) == 0) ++nlive;
                 if (pause > 0 && slow) {
                     struct timespec ts = {(time_t)pause, (long)((pause - floor(pause)) * 1e9)};
                     nanosleep(&ts, NULL);
@@ -1168,10 +1201,13 @@ static void run_row(prob *p, unsigned mask, int kernels, pred_t *pred, rowres *r
         if (r->kmb < 0 || r->kcb < 0) addnote(r, "kernel timing failed"), g_fail = 1;
     }
     if (kind == K_GEMM && P.done) {
+        double in_b = (double)(p->na + p->nb + (p->beta != 0 ? p->nc : 0)) * (double)p->e;
+        double out_b = (double)p->nc * (double)p->e;
         r->x = xfer_times(in_b, out_b, (double)(p->na + p->nb + p->nc) * (double)p->e);
         if (nlive > 0) { /* the staged way at the speed the host had during the trials */
-            r->live_staged = median(live_s, nlive), r->live_n = nlive;
-            r->x.staged = r->live_staged;
+            r->live_in = median(live_s[0], nlive), r->live_out = median(live_s[1], nlive);
+            r->live_n = nlive;
+            r->x.staged = r->live_in + r->live_out;
             xfer_best(&r->x);
         }
         double kt = r->kmb > 0 ? r->kmb : 0;
@@ -1257,10 +1293,11 @@ static void print_row(const rowres *r) {
            r->ntr[I_OB], t[I_MBC], path_name(r->path[I_MBC]), ratio, t[I_GPU], t[I_PLAIN], km, kc,
            bp, bh, rp, rh, check);
     if (r->op->kind == K_GEMM && r->bound_pin > 0 && r->m >= 4096) {
-        char live[96] = "";
-        if (r->live_staged > 0)
-            snprintf(live, sizeof live, " (live, median of %d trials; at the probe's rates %.4g)",
-                     r->live_n, r->x.staged_probe * 1e3);
+        char live[128] = "";
+        if (r->live_in >= 0)
+            snprintf(live, sizeof live, " (live: in %.4g + out %.4g, median of %d; the probe's "
+                     "rates: %.4g)", r->live_in * 1e3, r->live_out * 1e3, r->live_n,
+                     r->x.staged_probe * 1e3);
         printf("%-29s transfer by way (ms): pinned %.4g, pageable %.4g, staged %.4g%s, registered "
                "%.4g -> best %s\n",
                "", r->x.pinned * 1e3, r->x.pageable * 1e3, r->x.staged * 1e3, live,
