@@ -23,18 +23,32 @@ static inline uintptr_t mbc_cur_brk(void) {
 static inline uintptr_t mbc_cur_brk(void) { return (uintptr_t)sbrk(0); }
 #endif
 
-/* 1 when p lies in the calling thread's live stack (from the caller's frame up). */
+/* 1 when p lies in the calling thread's live stack (from the caller's frame up); looks the
+ * stack's top up on a thread's first call. */
 int mbc_on_own_stack(const void *p);
+
+/* The top of the calling thread's stack once mbc_on_own_stack has looked it up, else 0.
+ * initial-exec: one load from the thread pointer. */
+extern __thread uintptr_t mbc_t_stack_hi __attribute__((tls_model("initial-exec")));
+
+/* mbc_plain_host without any call: the brk heap, the main program's data/bss, or the live
+ * stack when its top is already known; 0 also means "not known yet". The reductions' quick
+ * path uses it, so that it needs no stack frame of its own. */
+static inline int mbc_plain_host_known(const void *p) {
+    const uintptr_t a = (uintptr_t)p;
+    char here; /* in the caller's frame once inlined: its callers' arrays lie above */
+    if (!p) return 0;
+    if (mbc_heap_lo && a >= mbc_heap_lo && a < mbc_cur_brk()) return 1;
+    if (a >= mbc_exe_lo && a < mbc_exe_hi) return 1;
+    return a >= (uintptr_t)&here && a < mbc_t_stack_hi;
+}
 
 /* 1 when p lies in the brk heap, the main program's data/bss or the calling thread's live
  * stack: memory that cannot be a CUDA allocation. 0 means "unknown" (ask CUDA). Inline: the
  * small-call path of the drop-in checks up to three operands per call (~1 ns each). */
 static inline int mbc_plain_host(const void *p) {
-    const uintptr_t a = (uintptr_t)p;
-    if (!p) return 0;
-    if (mbc_heap_lo && a >= mbc_heap_lo && a < mbc_cur_brk()) return 1;
-    if (a >= mbc_exe_lo && a < mbc_exe_hi) return 1;
-    return mbc_on_own_stack(p);
+    if (mbc_plain_host_known(p)) return 1;
+    return p && !mbc_t_stack_hi && mbc_on_own_stack(p);
 }
 
 #endif

@@ -75,7 +75,11 @@ static int64_t env_int(const char *name, int64_t def) {
     return (int64_t)x;
 }
 
-static void on_exit_flag(void) { mbc_exiting = 1; }
+static void quick_update(void);
+static void on_exit_flag(void) {
+    mbc_exiting = 1;
+    quick_update();
+}
 
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
@@ -121,6 +125,7 @@ static void init_once(void) {
     mbc_cfg.gpu = 0;
     if (env_int("MINIBLAS_CBLAS_GPU", 1) != 0) mbc_cfg.gpu = mbc_gpu_probe(mbc_cfg.device, msg, sizeof msg);
     atexit(on_exit_flag);
+    quick_update();
     mbc_notice("CPU BLAS: %s; %s%s", mbc_cpu.handle ? mbc_cpu.name : "none loaded", msg,
                mbc_cfg.gpu ? "" : " (CPU BLAS only)");
     __atomic_store_n(&g_ready, 1, __ATOMIC_RELEASE);
@@ -131,7 +136,9 @@ void mbc_init(void) { pthread_once(&g_once, init_once); }
 int miniblas_cblas_force_path(int path) {
     if (path != MINIBLAS_CBLAS_PATH_CPU && path != MINIBLAS_CBLAS_PATH_GPU)
         path = MINIBLAS_CBLAS_PATH_AUTO;
-    return __atomic_exchange_n(&mbc_force, path, __ATOMIC_RELAXED);
+    int old = __atomic_exchange_n(&mbc_force, path, __ATOMIC_RELAXED);
+    quick_update();
+    return old;
 }
 
 int miniblas_cblas_last_path(void) { return t_last_path; }
@@ -161,14 +168,45 @@ static inline int quick_cpu(int x, double size, const void *p, const void *q, co
     return (!p || mbc_plain_host(p)) && (!q || mbc_plain_host(q)) && (!r || mbc_plain_host(r));
 }
 
+/* quick_cpu's decision for the reductions, precomputed whenever what it reads changes
+ * (settings read, forced path, GPU lost, process exiting): n below g_qlim[x] may go to the CPU
+ * BLAS when its vectors are ordinary host memory, or whatever they are when g_qall (no GPU, or
+ * MINIBLAS_CBLAS_PTR_CHECK=0). 0 (full path) until the settings are read. */
+static int64_t g_qlim[MBC_X_COUNT];
+static int g_qall;
+
+static void quick_update(void) {
+    int usable = gpu_usable(), f = forced();
+    for (int i = 0; i < MBC_X_COUNT; ++i) {
+        int64_t lim = INT64_MAX; /* no GPU: every size */
+        if (mbc_cfg.verbose >= 2)
+            lim = 0; /* a line per call: the full path */
+        else if (usable)
+            lim = f == MINIBLAS_CBLAS_PATH_GPU    ? 0
+                  : f == MINIBLAS_CBLAS_PATH_AUTO ? mbc_cfg.xover[i]
+                                                  : INT64_MAX;
+        __atomic_store_n(&g_qlim[i], lim, __ATOMIC_RELAXED);
+    }
+    __atomic_store_n(&g_qall, !usable || !mbc_cfg.ptr_check, __ATOMIC_RELAXED);
+}
+
+void mbc_quick_update(void) { quick_update(); }
+
+static inline int quick_ptr(const void *p) {
+    return __atomic_load_n(&g_qall, __ATOMIC_RELAXED) || mbc_plain_host_known(p);
+}
+
 /* The quick path of the reduction entry points: unit strides, n > 0 and the vectors given (then
  * no argument can be invalid), small, on ordinary host memory, and the CPU BLAS has the symbol
  * that CALL uses. In the entry point itself: through reduce_entry the layer added 15-20 ns to an
- * OpenBLAS call (its frame and checks), this way ~2 ns (sasum n = 16 on the dev machine:
- * 7.7 ns alone, 9.4 through the layer). */
+ * OpenBLAS call (its frame and checks). Session 3's form (quick_cpu: ~60 instructions with a
+ * call and a stack frame) added ~2 ns on the dev machine but 5-15 ns to sdot n = 2^10 on the
+ * GPU machine (session 10 runs 4-5); this one is a few loads and compares and a jump. A vector
+ * on a stack whose top this thread has not looked up yet takes the full path once. */
 #define QUICK_REDUCE(have, table, unit, n, x, y, call)                                          \
     do {                                                                                        \
-        if ((unit) && (n) > 0 && (x) && (have) && quick_cpu(table, (double)(n), x, y, NULL)) {  \
+        if ((unit) && (n) > 0 && (n) < __atomic_load_n(&g_qlim[table], __ATOMIC_RELAXED) &&    \
+            (x) && (have) && quick_ptr(x) && (!(y) || quick_ptr(y))) {                          \
             t_last_path = MINIBLAS_CBLAS_PATH_CPU;                                              \
             return call;                                                                        \
         }                                                                                       \

@@ -590,6 +590,7 @@ static int frame_leave(mbc_frame *f, cudaError_t err, miniblas_status_t st, cons
         cudaGetLastError();
         if (cudaDeviceSynchronize() != cudaSuccess) { /* the context is gone */
             mbc_gpu_broken = 1;
+            mbc_quick_update();
             cudaGetLastError();
         }
         for (int i = 0; i < NOUT; ++i) s->out[i].busy = 0;

@@ -31,7 +31,7 @@
 uintptr_t mbc_heap_lo, mbc_exe_lo, mbc_exe_hi; /* see cblas_ptr.h */
 /* Top of this thread's stack; 0 = not looked up yet. initial-exec: a plain load from the
  * thread pointer instead of a __tls_get_addr call (a few bytes of static TLS). */
-static __thread uintptr_t t_stack_hi __attribute__((tls_model("initial-exec")));
+__thread uintptr_t mbc_t_stack_hi __attribute__((tls_model("initial-exec")));
 
 /* start_brk: field 47 of /proc/self/stat (Linux >= 3.5). Fields after the command name,
  * which may hold spaces and parentheses, are counted from the last ')'. */
@@ -77,7 +77,7 @@ void mbc_ptr_init(void) {
 
 /* Top of the calling thread's stack (its highest address), once per thread. */
 static uintptr_t stack_hi(void) {
-    if (t_stack_hi) return t_stack_hi;
+    if (mbc_t_stack_hi) return mbc_t_stack_hi;
     uintptr_t hi = 1; /* unknown: no stack range */
     pthread_attr_t attr;
     if (pthread_getattr_np(pthread_self(), &attr) == 0) {
@@ -87,7 +87,7 @@ static uintptr_t stack_hi(void) {
             hi = (uintptr_t)addr + size;
         pthread_attr_destroy(&attr);
     }
-    t_stack_hi = hi;
+    mbc_t_stack_hi = hi;
     return hi;
 }
 
