@@ -26,7 +26,6 @@ mbc_config mbc_cfg;
 int mbc_force = MINIBLAS_CBLAS_PATH_AUTO;
 volatile int mbc_gpu_broken;
 volatile int mbc_exiting;
-static int g_ready; /* init_once has finished (release/acquire) */
 static _Thread_local int t_last_path __attribute__((tls_model("initial-exec"))) = MINIBLAS_CBLAS_PATH_NONE;
 
 /* The crossover table: every size rule of the CPU/GPU decision, in one place; each is
@@ -125,10 +124,9 @@ static void init_once(void) {
     mbc_cfg.gpu = 0;
     if (env_int("MINIBLAS_CBLAS_GPU", 1) != 0) mbc_cfg.gpu = mbc_gpu_probe(mbc_cfg.device, msg, sizeof msg);
     atexit(on_exit_flag);
-    quick_update();
     mbc_notice("CPU BLAS: %s; %s%s", mbc_cpu.handle ? mbc_cpu.name : "none loaded", msg,
                mbc_cfg.gpu ? "" : " (CPU BLAS only)");
-    __atomic_store_n(&g_ready, 1, __ATOMIC_RELEASE);
+    quick_update(); /* last: the quick paths open */
 }
 
 void mbc_init(void) { pthread_once(&g_once, init_once); }
@@ -136,6 +134,7 @@ void mbc_init(void) { pthread_once(&g_once, init_once); }
 int miniblas_cblas_force_path(int path) {
     if (path != MINIBLAS_CBLAS_PATH_CPU && path != MINIBLAS_CBLAS_PATH_GPU)
         path = MINIBLAS_CBLAS_PATH_AUTO;
+    mbc_init(); /* the settings first: quick_update reads them */
     int old = __atomic_exchange_n(&mbc_force, path, __ATOMIC_RELAXED);
     quick_update();
     return old;
@@ -153,44 +152,35 @@ static int gpu_usable(void) { return mbc_cfg.gpu && !mbc_gpu_broken && !mbc_exit
 static int forced(void) { return __atomic_load_n(&mbc_force, __ATOMIC_RELAXED); }
 
 /* Small calls on ordinary host memory: the CPU BLAS straight away. The full path costs 20-40 ns
- * (checks, pointer kinds, the decision), 2-3x an OpenBLAS call at n = 16 and ~10% at n = 1024;
- * this one ~2-5 ns. 1 when the call surely stays on the CPU: settings read, no per-call verbose
- * line, not forced onto the GPU, below the crossover (index x of the table, size in its unit)
- * and every operand given (NULL: none) in memory that cannot be CUDA's (src/cblas/ptr.c).
- * 0 means "take the full path", which decides everything itself. */
-static inline int quick_cpu(int x, double size, const void *p, const void *q, const void *r) {
-    if (!__atomic_load_n(&g_ready, __ATOMIC_ACQUIRE) || mbc_cfg.verbose >= 2) return 0;
-    if (!gpu_usable()) return 1;
-    int f = forced();
-    if (f == MINIBLAS_CBLAS_PATH_GPU || (f == MINIBLAS_CBLAS_PATH_AUTO && size >= (double)mbc_cfg.xover[x]))
-        return 0;
-    if (!mbc_cfg.ptr_check) return 1;
-    return (!p || mbc_plain_host(p)) && (!q || mbc_plain_host(q)) && (!r || mbc_plain_host(r));
-}
-
-/* quick_cpu's decision for the reductions, precomputed whenever what it reads changes
- * (settings read, forced path, GPU lost, process exiting): n below g_qlim[x] may go to the CPU
- * BLAS when its vectors are ordinary host memory, or whatever they are when g_qall (no GPU, or
- * MINIBLAS_CBLAS_PTR_CHECK=0). 0 (full path) until the settings are read. */
+ * (checks, pointer kinds, the decision), 2-3x an OpenBLAS call at n = 16 and ~10% at n = 1024.
+ * The decision that does not depend on the call is precomputed whenever what it reads changes
+ * (settings read, forced path, GPU lost, process exiting): a size below g_qlim[x] (the unit of
+ * crossover x) surely stays on the CPU when every operand is memory that cannot be CUDA's
+ * (mbc_plain_host_known), or whatever it is when g_qall (no GPU, or MINIBLAS_CBLAS_PTR_CHECK=0).
+ * 0 (the full path, which decides everything itself) until the settings are read, with a
+ * per-call verbose line, or forced onto the GPU. Release/acquire: a nonzero limit means the
+ * settings and the CPU BLAS's symbols are visible. */
 static int64_t g_qlim[MBC_X_COUNT];
 static int g_qall;
 
 static void quick_update(void) {
     int usable = gpu_usable(), f = forced();
+    __atomic_store_n(&g_qall, !usable || !mbc_cfg.ptr_check, __ATOMIC_RELAXED);
     for (int i = 0; i < MBC_X_COUNT; ++i) {
         int64_t lim = INT64_MAX; /* no GPU: every size */
         if (mbc_cfg.verbose >= 2)
-            lim = 0; /* a line per call: the full path */
+            lim = 0;
         else if (usable)
             lim = f == MINIBLAS_CBLAS_PATH_GPU    ? 0
                   : f == MINIBLAS_CBLAS_PATH_AUTO ? mbc_cfg.xover[i]
                                                   : INT64_MAX;
-        __atomic_store_n(&g_qlim[i], lim, __ATOMIC_RELAXED);
+        __atomic_store_n(&g_qlim[i], lim, __ATOMIC_RELEASE);
     }
-    __atomic_store_n(&g_qall, !usable || !mbc_cfg.ptr_check, __ATOMIC_RELAXED);
 }
 
 void mbc_quick_update(void) { quick_update(); }
+
+static inline int64_t quick_lim(int x) { return __atomic_load_n(&g_qlim[x], __ATOMIC_ACQUIRE); }
 
 static inline int quick_ptr(const void *p) {
     return __atomic_load_n(&g_qall, __ATOMIC_RELAXED) || mbc_plain_host_known(p);
@@ -199,13 +189,13 @@ static inline int quick_ptr(const void *p) {
 /* The quick path of the reduction entry points: unit strides, n > 0 and the vectors given (then
  * no argument can be invalid), small, on ordinary host memory, and the CPU BLAS has the symbol
  * that CALL uses. In the entry point itself: through reduce_entry the layer added 15-20 ns to an
- * OpenBLAS call (its frame and checks). Session 3's form (quick_cpu: ~60 instructions with a
- * call and a stack frame) added ~2 ns on the dev machine but 5-15 ns to sdot n = 2^10 on the
+ * OpenBLAS call (its frame and checks). Session 3's form (~60 instructions with a call and
+ * a stack frame, deciding on each call) added ~2 ns on the dev machine but 5-15 ns to sdot n = 2^10 on the
  * GPU machine (session 10 runs 4-5); this one is a few loads and compares and a jump. A vector
  * on a stack whose top this thread has not looked up yet takes the full path once. */
 #define QUICK_REDUCE(have, table, unit, n, x, y, call)                                          \
     do {                                                                                        \
-        if ((unit) && (n) > 0 && (n) < __atomic_load_n(&g_qlim[table], __ATOMIC_RELAXED) &&    \
+        if ((unit) && (n) > 0 && (n) < quick_lim(table) &&                                     \
             (x) && (have) && quick_ptr(x) && (!(y) || quick_ptr(y))) {                          \
             t_last_path = MINIBLAS_CBLAS_PATH_CPU;                                              \
             return call;                                                                        \
@@ -221,7 +211,8 @@ static int quick_gemm(int dbl, int layout, int transa, int transb, int64_t m, in
                       int64_t ldb, const void *C, int64_t ldc) {
     return k > 0 && alpha != 0 &&
            mb_gemm_surely_valid(layout, transa, transb, m, n, k, A, lda, B, ldb, C, ldc) &&
-           quick_cpu(dbl ? MBC_X_DGEMM : MBC_X_SGEMM, (double)m * (double)n * (double)k, A, B, C);
+           (double)m * (double)n * (double)k < (double)quick_lim(dbl ? MBC_X_DGEMM : MBC_X_SGEMM) &&
+           (!A || quick_ptr(A)) && (!B || quick_ptr(B)) && (!C || quick_ptr(C));
 }
 
 static const char *path_name(int p) {
