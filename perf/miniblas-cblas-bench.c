@@ -1503,10 +1503,12 @@ static void run_crossover(void) {
     for (int q = 0; q < 2; ++q) {
         int64_t a = red[2 * q], c = red[2 * q + 1];
         if (a == -2 && c == -2) continue;
-        int64_t v = (a == -1 || c == -1) ? -1 : (a > c ? a : c);
+        /* the layer counts bytes: n of the float routine, 2n of the double one */
+        int64_t c2 = c > 0 ? 2 * c : c;
+        int64_t v = (a == -1 || c == -1) ? -1 : (a > c2 ? a : c2);
         put_suggestion(b, sizeof b, v, NULL);
-        printf("  MINIBLAS_CBLAS_MIN_%s=%s   (s: %lld, d: %lld; -1 never, -2 not measured)\n",
-               rn[q], b, (long long)a, (long long)c);
+        printf("  MINIBLAS_CBLAS_MIN_%s=%s   (s: n = %lld, d: n = %lld, counted twice; -1 never, "
+               "-2 not measured)\n", rn[q], b, (long long)a, (long long)c);
     }
     if (omc[0] != -2 || omc[1] != -2) {
         int64_t a = omc[0], c = omc[1];

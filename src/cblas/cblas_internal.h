@@ -21,8 +21,8 @@ typedef enum mbc_xover {
     MBC_X_SGEMM = 0, /* min m*n*k */
     MBC_X_DGEMM,     /* min m*n*k */
     MBC_X_GEMM_DIM,  /* min of min(m, n, k) */
-    MBC_X_ASUM,      /* min n */
-    MBC_X_DOT,       /* min n */
+    MBC_X_ASUM,      /* min n of sasum (dasum: n / 2, the same bytes) */
+    MBC_X_DOT,       /* min n of sdot (ddot: n / 2) */
     MBC_X_OMATCOPY,  /* min rows*cols */
     MBC_X_COUNT
 } mbc_xover;

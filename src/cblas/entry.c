@@ -37,7 +37,11 @@ static _Thread_local int t_last_path __attribute__((tls_model("initial-exec"))) 
  * only 10-25 GB/s, so staging through pinned buffers to the GPU wins once the vector is large:
  * sasum/dasum from 2^23 (0.86x / 0.94x of OpenBLAS's time; a re-run read 1.09x for sasum at 2^23,
  * so the threshold is 2^24: 0.81x / 0.52x), sdot/ddot from 2^22 (0.52x /
- * 0.68x), omatcopy from 512x512 (0.74x / 0.66x); one size below each, the GPU lost or tied. */
+ * 0.68x), omatcopy from 512x512 (0.74x / 0.66x); one size below each, the GPU lost or tied.
+ * Session 10 (H100 machine, run 7): the reductions' thresholds count bytes: n for the float
+ * routines, 2n for the double ones (dasum 2^23 on the GPU 0.39x of OpenBLAS's time, sdot 2^22
+ * 1.15x, sdot 2^23 0.60x, ddot 2^22 0.49x), so asum from 2^24 floats / 2^23 doubles, dot from
+ * 2^23 / 2^22 (64 MB of vectors each). */
 static const struct {
     const char *env;
     int64_t value;
@@ -46,7 +50,7 @@ static const struct {
     [MBC_X_DGEMM] = {"MINIBLAS_CBLAS_MIN_DGEMM", (int64_t)256 * 256 * 256},
     [MBC_X_GEMM_DIM] = {"MINIBLAS_CBLAS_MIN_GEMM_DIM", 256},
     [MBC_X_ASUM] = {"MINIBLAS_CBLAS_MIN_ASUM", (int64_t)1 << 24},
-    [MBC_X_DOT] = {"MINIBLAS_CBLAS_MIN_DOT", (int64_t)1 << 22},
+    [MBC_X_DOT] = {"MINIBLAS_CBLAS_MIN_DOT", (int64_t)1 << 23},
     [MBC_X_OMATCOPY] = {"MINIBLAS_CBLAS_MIN_OMATCOPY", (int64_t)512 * 512},
 };
 
@@ -193,9 +197,9 @@ static inline int quick_ptr(const void *p) {
  * a stack frame, deciding on each call) added ~2 ns on the dev machine but 5-15 ns to sdot n = 2^10 on the
  * GPU machine (session 10 runs 4-5); this one is a few loads and compares and a jump. A vector
  * on a stack whose top this thread has not looked up yet takes the full path once. */
-#define QUICK_REDUCE(have, table, unit, n, x, y, call)                                          \
+#define QUICK_REDUCE(have, table, dbl, unit, n, x, y, call)                                     \
     do {                                                                                        \
-        if ((unit) && (n) > 0 && (n) < quick_lim(table) &&                                     \
+        if ((unit) && (n) > 0 && ((int64_t)(n) << (dbl)) < quick_lim(table) &&                 \
             (x) && (have) && quick_ptr(x) && (!(y) || quick_ptr(y))) {                          \
             t_last_path = MINIBLAS_CBLAS_PATH_CPU;                                              \
             return call;                                                                        \
@@ -453,7 +457,7 @@ static double reduce_entry(int dbl, int fortran, int64_t n, const void *x, int64
         int f = forced();
         if (!cpu_have || f == MINIBLAS_CBLAS_PATH_GPU) go_gpu = 1;
         else if (f == MINIBLAS_CBLAS_PATH_AUTO)
-            go_gpu = n >= mbc_cfg.xover[is_dot ? MBC_X_DOT : MBC_X_ASUM];
+            go_gpu = (n << dbl) >= mbc_cfg.xover[is_dot ? MBC_X_DOT : MBC_X_ASUM]; /* bytes */
     }
     char shape[48] = "";
     if (mbc_cfg.verbose >= 2) snprintf(shape, sizeof shape, "n=%lld", (long long)n);
@@ -485,22 +489,22 @@ static double reduce_entry(int dbl, int fortran, int64_t n, const void *x, int64
 }
 
 float cblas_sasum(OPENBLAS_CONST blasint n, OPENBLAS_CONST float *x, OPENBLAS_CONST blasint incx) {
-    QUICK_REDUCE(mbc_cpu.cblas_sasum, MBC_X_ASUM, incx == 1, n, x, NULL, mbc_cpu.cblas_sasum(n, x, 1));
+    QUICK_REDUCE(mbc_cpu.cblas_sasum, MBC_X_ASUM, 0, incx == 1, n, x, NULL, mbc_cpu.cblas_sasum(n, x, 1));
     return (float)reduce_entry(0, 0, n, x, incx, NULL, ASUM_ONLY);
 }
 double cblas_dasum(OPENBLAS_CONST blasint n, OPENBLAS_CONST double *x, OPENBLAS_CONST blasint incx) {
-    QUICK_REDUCE(mbc_cpu.cblas_dasum, MBC_X_ASUM, incx == 1, n, x, NULL, mbc_cpu.cblas_dasum(n, x, 1));
+    QUICK_REDUCE(mbc_cpu.cblas_dasum, MBC_X_ASUM, 1, incx == 1, n, x, NULL, mbc_cpu.cblas_dasum(n, x, 1));
     return reduce_entry(1, 0, n, x, incx, NULL, ASUM_ONLY);
 }
 float cblas_sdot(OPENBLAS_CONST blasint n, OPENBLAS_CONST float *x, OPENBLAS_CONST blasint incx,
                  OPENBLAS_CONST float *y, OPENBLAS_CONST blasint incy) {
-    QUICK_REDUCE(mbc_cpu.cblas_sdot, MBC_X_DOT, incx == 1 && incy == 1 && y, n, x, y,
+    QUICK_REDUCE(mbc_cpu.cblas_sdot, MBC_X_DOT, 0, incx == 1 && incy == 1 && y, n, x, y,
                  mbc_cpu.cblas_sdot(n, x, 1, y, 1));
     return (float)reduce_entry(0, 0, n, x, incx, y, incy);
 }
 double cblas_ddot(OPENBLAS_CONST blasint n, OPENBLAS_CONST double *x, OPENBLAS_CONST blasint incx,
                   OPENBLAS_CONST double *y, OPENBLAS_CONST blasint incy) {
-    QUICK_REDUCE(mbc_cpu.cblas_ddot, MBC_X_DOT, incx == 1 && incy == 1 && y, n, x, y,
+    QUICK_REDUCE(mbc_cpu.cblas_ddot, MBC_X_DOT, 1, incx == 1 && incy == 1 && y, n, x, y,
                  mbc_cpu.cblas_ddot(n, x, 1, y, 1));
     return reduce_entry(1, 0, n, x, incx, y, incy);
 }
@@ -636,22 +640,22 @@ void dgemm_(const char *transa, const char *transb, const blasint *m, const blas
 
 /* gfortran returns REAL in xmm0 as a C float, DOUBLE PRECISION as a C double. */
 float sasum_(const blasint *n, const float *x, const blasint *incx) {
-    QUICK_REDUCE(mbc_cpu.sasum_, MBC_X_ASUM, *incx == 1, *n, x, NULL, mbc_cpu.sasum_(n, x, incx));
+    QUICK_REDUCE(mbc_cpu.sasum_, MBC_X_ASUM, 0, *incx == 1, *n, x, NULL, mbc_cpu.sasum_(n, x, incx));
     return (float)reduce_entry(0, 1, *n, x, *incx, NULL, ASUM_ONLY);
 }
 double dasum_(const blasint *n, const double *x, const blasint *incx) {
-    QUICK_REDUCE(mbc_cpu.dasum_, MBC_X_ASUM, *incx == 1, *n, x, NULL, mbc_cpu.dasum_(n, x, incx));
+    QUICK_REDUCE(mbc_cpu.dasum_, MBC_X_ASUM, 1, *incx == 1, *n, x, NULL, mbc_cpu.dasum_(n, x, incx));
     return reduce_entry(1, 1, *n, x, *incx, NULL, ASUM_ONLY);
 }
 float sdot_(const blasint *n, const float *x, const blasint *incx, const float *y,
             const blasint *incy) {
-    QUICK_REDUCE(mbc_cpu.sdot_, MBC_X_DOT, *incx == 1 && *incy == 1 && y, *n, x, y,
+    QUICK_REDUCE(mbc_cpu.sdot_, MBC_X_DOT, 0, *incx == 1 && *incy == 1 && y, *n, x, y,
                  mbc_cpu.sdot_(n, x, incx, y, incy));
     return (float)reduce_entry(0, 1, *n, x, *incx, y, *incy);
 }
 double ddot_(const blasint *n, const double *x, const blasint *incx, const double *y,
              const blasint *incy) {
-    QUICK_REDUCE(mbc_cpu.ddot_, MBC_X_DOT, *incx == 1 && *incy == 1 && y, *n, x, y,
+    QUICK_REDUCE(mbc_cpu.ddot_, MBC_X_DOT, 1, *incx == 1 && *incy == 1 && y, *n, x, y,
                  mbc_cpu.ddot_(n, x, incx, y, incy));
     return reduce_entry(1, 1, *n, x, *incx, y, *incy);
 }
