@@ -1155,20 +1155,24 @@ static void run_row(prob *p, unsigned mask, int kernels, pred_t *pred, rowres *r
        threads of the one before go to sleep: OpenBLAS's (pthreads build) spin for 2^28 TSC
        ticks (~0.13 s here) after each call, so after a trial that ran the CPU BLAS the pause
        is --settle-cpu-ms (session 9: with only the 10 ms pause, the layer's host copies right
-       after an OpenBLAS trial ran at half speed, its 8 threads still spinning on 16 cores) */
-    int cpu_before = 0; /* the trial before ran the CPU BLAS (OpenBLAS, or the layer's CPU path) */
+       after an OpenBLAS trial ran at half speed, its 8 threads still spinning on 16 cores).
+       The same pause before every trial of the row: with it only after CPU-BLAS trials, the
+       layer's CPU path (after OpenBLAS's trial) always came after 200 ms and OpenBLAS (after
+       the plain offload's) after 10 ms, and at 2^22-2^23 (vectors that fit the host's 300 MB
+       L3, shared with other guests) the same OpenBLAS function measured 20-25% slower through
+       the layer (session 10 runs 7-8). */
+    int cpu_row = (mask & (1u << I_OB)) || r->path[I_MBC] == MINIBLAS_CBLAS_PATH_CPU;
+    const double pause = cpu_row ? fmax(O.settle, O.settle_cpu) : O.settle;
     for (int tr = 0;; ++tr) {
         int any = 0;
         for (int i = 0; i < NIMPL; ++i) {
             if (!(mask & (1u << i)) || have[i] >= want[i]) continue;
             any = 1;
             const int slow = reps[i] == 1 || (have[i] && samp[i][0] >= 1e-3);
-            const double pause = cpu_before ? fmax(O.settle, O.settle_cpu) : O.settle;
             if (pause > 0 && slow) {
                 struct timespec ts = {(time_t)pause, (long)((pause - floor(pause)) * 1e9)};
                 nanosleep(&ts, NULL);
             }
-            cpu_before = i == I_OB || (i == I_MBC && r->path[I_MBC] == MINIBLAS_CBLAS_PATH_CPU);
             if (i == I_MBC && live && nlive < MAXTR) {
                 if (stage_live(p, &live_s[0][nlive], &live_s[1][nlive]) == 0) ++nlive;
                 if (pause > 0 && slow) {
@@ -1541,8 +1545,8 @@ static void usage(FILE *f) {
         "  --budget S         seconds of trials per implementation and row: fewer trials where\n"
         "                     calls are slow, at least 1 (default 8: OpenBLAS gemm 8192 gets 1-2)\n"
         "  --settle-ms X      pause between trials of calls taking >= 1 ms (default 10)\n"
-        "  --settle-cpu-ms X  the same after a trial that ran the CPU BLAS, whose threads spin\n"
-        "                     for a while after each call (default 200)\n"
+        "  --settle-cpu-ms X  the pause instead, before every trial of a row that runs the CPU\n"
+        "                     BLAS, whose threads spin for a while after each call (default 200)\n"
         "  --alpha A --beta B gemm scalars (default 1, 0); omatcopy uses alpha\n"
         "  --quick            fewer sizes and trials\n"
         "  --crossover        measure the crossovers and print the suggested MINIBLAS_CBLAS_MIN_*\n"
