@@ -31,6 +31,14 @@ int mbc_on_own_stack(const void *p);
  * initial-exec: one load from the thread pointer. */
 extern __thread uintptr_t mbc_t_stack_hi __attribute__((tls_model("initial-exec")));
 
+/* Both x and y in the brk heap (the common case of small vectors): one compare each against
+ * the heap's span, no branch between them (an unknown heap start gives an empty span). */
+static inline int mbc_in_heap2(const void *x, const void *y) {
+    const uintptr_t lo = mbc_heap_lo, cur = mbc_cur_brk();
+    const uintptr_t span = lo && cur > lo ? cur - lo : 0;
+    return ((uintptr_t)x - lo < span) & ((uintptr_t)y - lo < span);
+}
+
 /* mbc_plain_host without any call: the brk heap, the main program's data/bss, or the live
  * stack when its top is already known; 0 also means "not known yet". The reductions' quick
  * path uses it, so that it needs no stack frame of its own. */
