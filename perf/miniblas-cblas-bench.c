@@ -1046,6 +1046,12 @@ static void addnote(rowres *r, const char *s) {
     snprintf(r->note + l, sizeof r->note - l, "%s%s", l ? "; " : "", s);
 }
 
+static void sleep_s(double s) {
+    if (s <= 0) return;
+    struct timespec ts = {(time_t)s, (long)((s - floor(s)) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
 static void run_row(prob *p, unsigned mask, int kernels, pred_t *pred, rowres *r) {
     memset(r, 0, sizeof *r);
     r->op = p->op, r->row = p->row, r->m = p->m, r->n = p->n, r->k = p->k;
@@ -1151,10 +1157,10 @@ static void run_row(prob *p, unsigned mask, int kernels, pred_t *pred, rowres *r
                r->path[I_MBC] == MINIBLAS_CBLAS_PATH_GPU;
     double live_s[2][MAXTR];
     int nlive = 0;
-    /* interleaved trials; between trials of slow calls a pause, so that the spinning worker
+    /* interleaved trials; before each trial of slow calls a pause, so that the spinning worker
        threads of the one before go to sleep: OpenBLAS's (pthreads build) spin for 2^28 TSC
-       ticks (~0.13 s here) after each call, so after a trial that ran the CPU BLAS the pause
-       is --settle-cpu-ms (session 9: with only the 10 ms pause, the layer's host copies right
+       ticks (~0.13 s here) after each call, so in a row that runs the CPU BLAS the pause is
+       --settle-cpu-ms (session 9: with only the 10 ms pause, the layer's host copies right
        after an OpenBLAS trial ran at half speed, its 8 threads still spinning on 16 cores).
        The same pause before every trial of the row: with it only after CPU-BLAS trials, the
        layer's CPU path (after OpenBLAS's trial) always came after 200 ms and OpenBLAS (after
@@ -1169,16 +1175,10 @@ static void run_row(prob *p, unsigned mask, int kernels, pred_t *pred, rowres *r
             if (!(mask & (1u << i)) || have[i] >= want[i]) continue;
             any = 1;
             const int slow = reps[i] == 1 || (have[i] && samp[i][0] >= 1e-3);
-            if (pause > 0 && slow) {
-                struct timespec ts = {(time_t)pause, (long)((pause - floor(pause)) * 1e9)};
-                nanosleep(&ts, NULL);
-            }
+            if (slow) sleep_s(pause);
             if (i == I_MBC && live && nlive < MAXTR) {
                 if (stage_live(p, &live_s[0][nlive], &live_s[1][nlive]) == 0) ++nlive;
-                if (pause > 0 && slow) {
-                    struct timespec ts = {(time_t)pause, (long)((pause - floor(pause)) * 1e9)};
-                    nanosleep(&ts, NULL);
-                }
+                if (slow) sleep_s(pause);
             }
             double t = time_calls(p, i, reps[i]);
             if (t < 0) {
