@@ -1015,16 +1015,17 @@ static void gemm_trace(mbc_state *s, const mbc_gemm *g, int failed) {
 
 /*
  * Schedule of a gemm with operands on the host (column-major, C m x n = op(A) op(B), k deep).
- * Three streams: copies in, compute, copies out. The host packs inputs into pinned chunks
- * (DMA'd as each is full) and queues each gemm as soon as its inputs are across:
+ * Three streams: copies in, compute, copies out. The host packs inputs into pinned chunks of at
+ * most 16 MB (each DMA'd as soon as it is full, while the next is packed) and queues each gemm
+ * as soon as its inputs are across:
  *
  *   phase 1 (beta == 0, k >= 2048, 2mn/(m+n) >= 6144): 4 k-slabs of depth ks = k/16: slab s of A
  *     (m x ks) and of B (ks x n), then C (+)= A_s B_s over all of C. A slab pair of
  *     (m + n) ks elements brings m n ks multiply-adds (at 8192: 1.6 ms of kernel for 0.8 ms of
  *     packing), where a row block and a panel of the same bytes bring far fewer, so the GPU
  *     is kept busy from the first slab on instead of ramping up with the 2D blocks below.
- *   phase 2, over the rest of k: A in 4 row blocks and B in column panels (with C's panel when
- *     beta != 0), alternately A0 B0 A1 B1 ... then the remaining panels; each arrival queues
+ *   phase 2, over the rest of k: A in 4 row blocks and B in column panels (n/8 wide, the
+ *     last ones narrower: see gemm_staged; with C's panel when beta != 0), alternately A0 B0 A1 B1 ... then the remaining panels; each arrival queues
  *     one gemm over the blocks of C it completes (A_i x B_0..B_(j-1), or A_0..A_i x B_j).
  *     Once all of A is across, panels complete in column order; each gets an event.
  *   copies back: a completed panel's copy to the host is queued after its event, through the
