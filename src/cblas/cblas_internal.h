@@ -55,7 +55,7 @@ void mbc_notice(const char *fmt, ...)
 extern int mbc_force;         /* MINIBLAS_CBLAS_PATH_* of miniblas_cblas_force_path */
 extern volatile int mbc_gpu_broken; /* a sticky CUDA error was seen: the GPU is off from now */
 extern volatile int mbc_exiting;    /* the process is exiting: CPU only */
-void mbc_quick_update(void);       /* after changing mbc_gpu_broken: the small-call limits */
+void mbc_quick_update(void);       /* recompute the small-call limits (after mbc_gpu_broken etc.) */
 
 /* ------------------------------------------------------------------ CPU BLAS (cpu_blas.c) */
 

@@ -78,10 +78,9 @@ static int64_t env_int(const char *name, int64_t def) {
     return (int64_t)x;
 }
 
-static void quick_update(void);
 static void on_exit_flag(void) {
     mbc_exiting = 1;
-    quick_update();
+    mbc_quick_update();
 }
 
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
@@ -130,7 +129,7 @@ static void init_once(void) {
     atexit(on_exit_flag);
     mbc_notice("CPU BLAS: %s; %s%s", mbc_cpu.handle ? mbc_cpu.name : "none loaded", msg,
                mbc_cfg.gpu ? "" : " (CPU BLAS only)");
-    quick_update(); /* last: the quick paths open */
+    mbc_quick_update(); /* last: the quick paths open */
 }
 
 void mbc_init(void) { pthread_once(&g_once, init_once); }
@@ -138,9 +137,9 @@ void mbc_init(void) { pthread_once(&g_once, init_once); }
 int miniblas_cblas_force_path(int path) {
     if (path != MINIBLAS_CBLAS_PATH_CPU && path != MINIBLAS_CBLAS_PATH_GPU)
         path = MINIBLAS_CBLAS_PATH_AUTO;
-    mbc_init(); /* the settings first: quick_update reads them */
+    mbc_init(); /* the settings first: mbc_quick_update reads them */
     int old = __atomic_exchange_n(&mbc_force, path, __ATOMIC_RELAXED);
-    quick_update();
+    mbc_quick_update();
     return old;
 }
 
@@ -167,7 +166,7 @@ static int forced(void) { return __atomic_load_n(&mbc_force, __ATOMIC_RELAXED); 
 static int64_t g_qlim[MBC_X_COUNT];
 static int g_qall;
 
-static void quick_update(void) {
+void mbc_quick_update(void) {
     int usable = gpu_usable(), f = forced();
     __atomic_store_n(&g_qall, !usable || !mbc_cfg.ptr_check, __ATOMIC_RELAXED);
     for (int i = 0; i < MBC_X_COUNT; ++i) {
@@ -181,8 +180,6 @@ static void quick_update(void) {
         __atomic_store_n(&g_qlim[i], lim, __ATOMIC_RELEASE);
     }
 }
-
-void mbc_quick_update(void) { quick_update(); }
 
 static inline int64_t quick_lim(int x) { return __atomic_load_n(&g_qlim[x], __ATOMIC_ACQUIRE); }
 
