@@ -9,7 +9,7 @@
 void mbc_ptr_init(void);
 
 /* Set once by mbc_ptr_init, read-only after (internal to the library: exports.map). */
-extern uintptr_t mbc_heap_lo;              /* start_brk; 0 when unknown (then no heap range) */
+extern uintptr_t mbc_heap_lo;              /* start_brk; UINTPTR_MAX when unknown (no heap range) */
 extern uintptr_t mbc_exe_lo, mbc_exe_hi;   /* the main program's writable segments */
 
 /* The current program break. glibc's sbrk(0) costs ~6 ns a call; the variable it returns,
@@ -35,7 +35,7 @@ extern __thread uintptr_t mbc_t_stack_hi __attribute__((tls_model("initial-exec"
  * the heap's span, no branch between them (an unknown heap start gives an empty span). */
 static inline int mbc_in_heap2(const void *x, const void *y) {
     const uintptr_t lo = mbc_heap_lo, cur = mbc_cur_brk();
-    const uintptr_t span = lo && cur > lo ? cur - lo : 0;
+    const uintptr_t span = cur > lo ? cur - lo : 0;
     return ((uintptr_t)x - lo < span) & ((uintptr_t)y - lo < span);
 }
 
@@ -46,7 +46,7 @@ static inline int mbc_plain_host_known(const void *p) {
     const uintptr_t a = (uintptr_t)p;
     char here; /* in the caller's frame once inlined: its callers' arrays lie above */
     if (!p) return 0;
-    if (mbc_heap_lo && a >= mbc_heap_lo && a < mbc_cur_brk()) return 1;
+    if (a >= mbc_heap_lo && a < mbc_cur_brk()) return 1;
     if (a >= mbc_exe_lo && a < mbc_exe_hi) return 1;
     return a >= (uintptr_t)&here && a < mbc_t_stack_hi;
 }

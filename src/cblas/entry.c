@@ -166,6 +166,26 @@ static int forced(void) { return __atomic_load_n(&mbc_force, __ATOMIC_RELAXED); 
 static int64_t g_qlim[MBC_X_COUNT];
 static int g_qall;
 
+/* The reductions' entry points, by their quick-path index: (dot << 1 | double) + 4 Fortran. */
+enum { QR_DBL = 1, QR_DOT = 2, QR_FORTRAN = 4, QR_COUNT = 8 };
+#define QR_SASUM 0
+#define QR_DASUM QR_DBL
+#define QR_SDOT QR_DOT
+#define QR_DDOT (QR_DOT | QR_DBL)
+/* n - 1 < g_qn[q] (unsigned: n >= 1 too) when a call of entry point q with that n stays on the
+ * CPU: (limit in bytes - 1) >> double, 0 (never) when the CPU BLAS lacks the entry's symbol. */
+static uint64_t g_qn[QR_COUNT];
+
+static int cpu_has_entry(int q) {
+    void *f[QR_COUNT] = {
+        [QR_SASUM] = (void *)mbc_cpu.cblas_sasum, [QR_DASUM] = (void *)mbc_cpu.cblas_dasum,
+        [QR_SDOT] = (void *)mbc_cpu.cblas_sdot,   [QR_DDOT] = (void *)mbc_cpu.cblas_ddot,
+        [QR_FORTRAN | QR_SASUM] = (void *)mbc_cpu.sasum_, [QR_FORTRAN | QR_DASUM] = (void *)mbc_cpu.dasum_,
+        [QR_FORTRAN | QR_SDOT] = (void *)mbc_cpu.sdot_,   [QR_FORTRAN | QR_DDOT] = (void *)mbc_cpu.ddot_,
+    };
+    return f[q] != NULL;
+}
+
 void mbc_quick_update(void) {
     int usable = gpu_usable(), f = forced();
     __atomic_store_n(&g_qall, !usable || !mbc_cfg.ptr_check, __ATOMIC_RELAXED);
@@ -179,37 +199,37 @@ void mbc_quick_update(void) {
                                                   : INT64_MAX;
         __atomic_store_n(&g_qlim[i], lim, __ATOMIC_RELEASE);
     }
+    for (int q = 0; q < QR_COUNT; ++q) {
+        int64_t lim = g_qlim[q & QR_DOT ? MBC_X_DOT : MBC_X_ASUM];
+        uint64_t qn = lim > 0 && cpu_has_entry(q) ? (uint64_t)(lim - 1) >> (q & QR_DBL) : 0;
+        __atomic_store_n(&g_qn[q], qn, __ATOMIC_RELEASE);
+    }
 }
 
 static inline int64_t quick_lim(int x) { return __atomic_load_n(&g_qlim[x], __ATOMIC_ACQUIRE); }
+static inline uint64_t quick_n(int q) { return __atomic_load_n(&g_qn[q], __ATOMIC_ACQUIRE); }
 
 static inline int quick_ptr(const void *p) {
     return __atomic_load_n(&g_qall, __ATOMIC_RELAXED) || mbc_plain_host_known(p);
 }
 
-/* The reductions' operands (y NULL: asum): both in the heap first, the common case; the rest
- * out of line, so that the entry point's quick path needs no saved registers. */
-__attribute__((noinline, cold)) static int quick_ptrs_rest(const void *x, const void *y) {
-    return quick_ptr(x) && (!y || quick_ptr(y));
-}
-static inline int quick_ptrs(const void *x, const void *y) {
-    return __builtin_expect(mbc_in_heap2(x, y ? y : x), 1) || quick_ptrs_rest(x, y);
-}
-
-/* The quick path of the reduction entry points: unit strides, n > 0 and the vectors given (then
- * no argument can be invalid), small, on ordinary host memory, and the CPU BLAS has the symbol
- * that CALL uses. In the entry point itself: through reduce_entry the layer added 15-20 ns to an
- * OpenBLAS call (its frame and checks). Session 3's form (~60 instructions with a call and
- * a stack frame, deciding on each call) added ~2 ns on the dev machine but 5-15 ns to sdot n = 2^10 on the
- * GPU machine (session 10 runs 4-5); this one is a few loads and compares and a jump. A vector
- * on a stack whose top this thread has not looked up yet takes the full path once. */
-#define QUICK_REDUCE(have, table, dbl, unit, n, x, y, call)                                     \
-    do {                                                                                        \
-        if ((unit) && (n) > 0 && ((int64_t)(n) << (dbl)) < quick_lim(table) &&                 \
-            (x) && (have) && quick_ptrs(x, y)) {                                                \
-            t_last_path = MINIBLAS_CBLAS_PATH_CPU;                                              \
-            return call;                                                                        \
-        }                                                                                       \
+/* The quick path of the reduction entry points: unit strides, 1 <= n below the crossover, the
+ * CPU BLAS has the entry's symbol (all in g_qn), and both vectors in the brk heap (then none is
+ * NULL and no argument can be invalid): the CPU BLAS straight away, from the entry point
+ * itself, with no stack frame. Through reduce_entry the layer added 15-20 ns to an OpenBLAS
+ * call (its frame and checks); session 3's form (~60 instructions with a call and a frame)
+ * 5-15 ns to sdot n = 2^10 on the H100 machine (session 10 runs 4-5), session 10's (~35, a
+ * frame, separate checks for n > 0, NULL and the symbol) 4-9 ns to sasum n = 2^10 (~70-120 ns,
+ * run 10); this is ~20 instructions. Vectors elsewhere (the program's data, the caller's
+ * stack, anywhere when there is no GPU) get the same answer at the top of reduce_entry. */
+#define QUICK_REDUCE(q, unit, n, x, y, call)                                                  \
+    do {                                                                                      \
+        if (__builtin_expect((unit) && (uint64_t)((int64_t)(n) - 1) < quick_n(q) &&           \
+                                 mbc_in_heap2(x, y),                                          \
+                             1)) {                                                            \
+            t_last_path = MINIBLAS_CBLAS_PATH_CPU;                                            \
+            return call;                                                                      \
+        }                                                                                     \
     } while (0)
 
 /* The quick path of gemm: 1 when a call with these arguments may go straight to the CPU BLAS
@@ -431,10 +451,18 @@ static double cpu_reduce(int dbl, int fortran, int is_dot, int64_t n, const void
     return r;
 }
 
-/* One reduction (incy == ASUM_ONLY: asum). Reference BLAS: n <= 0 (or asum incx <= 0) is 0. */
-static double reduce_entry(int dbl, int fortran, int64_t n, const void *x, int64_t incx,
-                           const void *y, int64_t incy) {
-    int is_dot = incy != ASUM_ONLY;
+/* One reduction of entry point q (QR_*; an asum ignores y and incy). Reference BLAS: n <= 0
+ * (or asum incx <= 0) is 0. Six arguments: the entry points' tail calls stay jumps. */
+static double reduce_entry(int q, int64_t n, const void *x, int64_t incx, const void *y,
+                           int64_t incy) {
+    int dbl = q & QR_DBL, fortran = (q & QR_FORTRAN) != 0, is_dot = (q & QR_DOT) != 0;
+    if (!is_dot) y = NULL, incy = ASUM_ONLY;
+    /* the quick path's second chance: vectors outside the heap that surely stay on the CPU */
+    if (incx == 1 && (!is_dot || incy == 1) && (uint64_t)(n - 1) < quick_n(q) && x &&
+        (!is_dot || y) && quick_ptr(x) && (!is_dot || quick_ptr(y))) {
+        t_last_path = MINIBLAS_CBLAS_PATH_CPU;
+        return cpu_reduce(dbl, fortran, is_dot, n, x, incx, y, incy);
+    }
     const char *routine = is_dot ? (fortran ? (dbl ? "ddot_" : "sdot_") : (dbl ? "cblas_ddot" : "cblas_sdot"))
                                  : (fortran ? (dbl ? "dasum_" : "sasum_") : (dbl ? "cblas_dasum" : "cblas_sasum"));
     size_t e = dbl ? sizeof(double) : sizeof(float);
@@ -494,25 +522,30 @@ static double reduce_entry(int dbl, int fortran, int64_t n, const void *x, int64
     return r;
 }
 
+/* The float entry points' slow path: one jump from the entry point (the conversion would
+ * otherwise need a frame there). */
+__attribute__((noinline)) static float reduce_entry_f(int q, int64_t n, const void *x,
+                                                      int64_t incx, const void *y, int64_t incy) {
+    return (float)reduce_entry(q, n, x, incx, y, incy);
+}
+
 float cblas_sasum(OPENBLAS_CONST blasint n, OPENBLAS_CONST float *x, OPENBLAS_CONST blasint incx) {
-    QUICK_REDUCE(mbc_cpu.cblas_sasum, MBC_X_ASUM, 0, incx == 1, n, x, NULL, mbc_cpu.cblas_sasum(n, x, 1));
-    return (float)reduce_entry(0, 0, n, x, incx, NULL, ASUM_ONLY);
+    QUICK_REDUCE(QR_SASUM, incx == 1, n, x, x, mbc_cpu.cblas_sasum(n, x, 1));
+    return reduce_entry_f(QR_SASUM, n, x, incx, NULL, 0);
 }
 double cblas_dasum(OPENBLAS_CONST blasint n, OPENBLAS_CONST double *x, OPENBLAS_CONST blasint incx) {
-    QUICK_REDUCE(mbc_cpu.cblas_dasum, MBC_X_ASUM, 1, incx == 1, n, x, NULL, mbc_cpu.cblas_dasum(n, x, 1));
-    return reduce_entry(1, 0, n, x, incx, NULL, ASUM_ONLY);
+    QUICK_REDUCE(QR_DASUM, incx == 1, n, x, x, mbc_cpu.cblas_dasum(n, x, 1));
+    return reduce_entry(QR_DASUM, n, x, incx, NULL, 0);
 }
 float cblas_sdot(OPENBLAS_CONST blasint n, OPENBLAS_CONST float *x, OPENBLAS_CONST blasint incx,
                  OPENBLAS_CONST float *y, OPENBLAS_CONST blasint incy) {
-    QUICK_REDUCE(mbc_cpu.cblas_sdot, MBC_X_DOT, 0, incx == 1 && incy == 1 && y, n, x, y,
-                 mbc_cpu.cblas_sdot(n, x, 1, y, 1));
-    return (float)reduce_entry(0, 0, n, x, incx, y, incy);
+    QUICK_REDUCE(QR_SDOT, (incx == 1) & (incy == 1), n, x, y, mbc_cpu.cblas_sdot(n, x, 1, y, 1));
+    return reduce_entry_f(QR_SDOT, n, x, incx, y, incy);
 }
 double cblas_ddot(OPENBLAS_CONST blasint n, OPENBLAS_CONST double *x, OPENBLAS_CONST blasint incx,
                   OPENBLAS_CONST double *y, OPENBLAS_CONST blasint incy) {
-    QUICK_REDUCE(mbc_cpu.cblas_ddot, MBC_X_DOT, 1, incx == 1 && incy == 1 && y, n, x, y,
-                 mbc_cpu.cblas_ddot(n, x, 1, y, 1));
-    return reduce_entry(1, 0, n, x, incx, y, incy);
+    QUICK_REDUCE(QR_DDOT, (incx == 1) & (incy == 1), n, x, y, mbc_cpu.cblas_ddot(n, x, 1, y, 1));
+    return reduce_entry(QR_DDOT, n, x, incx, y, incy);
 }
 
 /* ------------------------------------------------------------------ omatcopy */
@@ -646,22 +679,22 @@ void dgemm_(const char *transa, const char *transb, const blasint *m, const blas
 
 /* gfortran returns REAL in xmm0 as a C float, DOUBLE PRECISION as a C double. */
 float sasum_(const blasint *n, const float *x, const blasint *incx) {
-    QUICK_REDUCE(mbc_cpu.sasum_, MBC_X_ASUM, 0, *incx == 1, *n, x, NULL, mbc_cpu.sasum_(n, x, incx));
-    return (float)reduce_entry(0, 1, *n, x, *incx, NULL, ASUM_ONLY);
+    QUICK_REDUCE(QR_FORTRAN | QR_SASUM, *incx == 1, *n, x, x, mbc_cpu.sasum_(n, x, incx));
+    return reduce_entry_f(QR_FORTRAN | QR_SASUM, *n, x, *incx, NULL, 0);
 }
 double dasum_(const blasint *n, const double *x, const blasint *incx) {
-    QUICK_REDUCE(mbc_cpu.dasum_, MBC_X_ASUM, 1, *incx == 1, *n, x, NULL, mbc_cpu.dasum_(n, x, incx));
-    return reduce_entry(1, 1, *n, x, *incx, NULL, ASUM_ONLY);
+    QUICK_REDUCE(QR_FORTRAN | QR_DASUM, *incx == 1, *n, x, x, mbc_cpu.dasum_(n, x, incx));
+    return reduce_entry(QR_FORTRAN | QR_DASUM, *n, x, *incx, NULL, 0);
 }
 float sdot_(const blasint *n, const float *x, const blasint *incx, const float *y,
             const blasint *incy) {
-    QUICK_REDUCE(mbc_cpu.sdot_, MBC_X_DOT, 0, *incx == 1 && *incy == 1 && y, *n, x, y,
+    QUICK_REDUCE(QR_FORTRAN | QR_SDOT, (*incx == 1) & (*incy == 1), *n, x, y,
                  mbc_cpu.sdot_(n, x, incx, y, incy));
-    return (float)reduce_entry(0, 1, *n, x, *incx, y, *incy);
+    return reduce_entry_f(QR_FORTRAN | QR_SDOT, *n, x, *incx, y, *incy);
 }
 double ddot_(const blasint *n, const double *x, const blasint *incx, const double *y,
              const blasint *incy) {
-    QUICK_REDUCE(mbc_cpu.ddot_, MBC_X_DOT, 1, *incx == 1 && *incy == 1 && y, *n, x, y,
+    QUICK_REDUCE(QR_FORTRAN | QR_DDOT, (*incx == 1) & (*incy == 1), *n, x, y,
                  mbc_cpu.ddot_(n, x, incx, y, incy));
-    return reduce_entry(1, 1, *n, x, *incx, y, *incy);
+    return reduce_entry(QR_FORTRAN | QR_DDOT, *n, x, *incx, y, *incy);
 }

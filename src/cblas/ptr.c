@@ -28,7 +28,7 @@
 
 #include "cblas_ptr.h"
 
-uintptr_t mbc_heap_lo, mbc_exe_lo, mbc_exe_hi; /* see cblas_ptr.h */
+uintptr_t mbc_heap_lo = UINTPTR_MAX, mbc_exe_lo, mbc_exe_hi; /* see cblas_ptr.h */
 /* Top of this thread's stack; 0 = not looked up yet. initial-exec: a plain load from the
  * thread pointer instead of a __tls_get_addr call (a few bytes of static TLS). */
 __thread uintptr_t mbc_t_stack_hi __attribute__((tls_model("initial-exec")));
@@ -71,7 +71,8 @@ static int exe_segments(struct dl_phdr_info *info, size_t size, void *data) {
 }
 
 void mbc_ptr_init(void) {
-    mbc_heap_lo = read_start_brk();
+    uintptr_t lo = read_start_brk();
+    mbc_heap_lo = lo ? lo : UINTPTR_MAX;
     dl_iterate_phdr(exe_segments, NULL);
 }
 
