@@ -9,7 +9,8 @@
 if(TARGET miniblas_cblas AND EXISTS ${CMAKE_CURRENT_LIST_DIR}/miniblas-cblas-bench.c)
   find_package(Threads REQUIRED)
   add_executable(miniblas-cblas-bench ${CMAKE_CURRENT_LIST_DIR}/miniblas-cblas-bench.c
-                 ${PROJECT_SOURCE_DIR}/src/cblas/copypool.c) # the live staged way (its own pool)
+                 ${PROJECT_SOURCE_DIR}/src/cblas/copypool.c  # the live staged way (its own pool)
+                 ${PROJECT_SOURCE_DIR}/src/cblas/ptr.c)      # where small vectors lie
   target_include_directories(miniblas-cblas-bench PRIVATE
     $<TARGET_PROPERTY:miniblas_cblas,INTERFACE_INCLUDE_DIRECTORIES>)
   target_link_libraries(miniblas-cblas-bench PRIVATE miniblas CUDA::cublas CUDA::cudart

@@ -74,6 +74,7 @@
 #include "miniblas_cblas.h"
 #include "stream_copy.h" /* the layer's staging copy, measured by the probe */
 #include "copypool.h"    /* the layer's copy pool (its own instance): the live staged way */
+#include "cblas_ptr.h"   /* the layer's address test (its own copy): where small vectors lie */
 
 #ifndef MCB_CBLAS_LIB
 #define MCB_CBLAS_LIB "libminiblas_cblas.so.0"
@@ -1117,6 +1118,9 @@ static void run_row(prob *p, unsigned mask, int kernels, pred_t *pred, rowres *r
         if (r->err[i] > 1) g_fail = 1;
     }
     if (ref == I_PLAIN) addnote(r, "reference: cuBLAS");
+    /* the layer's quick path to the CPU BLAS takes vectors in the brk heap (src/cblas/ptr.c) */
+    if ((kind == K_ASUM || kind == K_DOT) && !mbc_in_heap2(p->A, p->B ? p->B : p->A))
+        addnote(r, "vectors outside the brk heap: not the layer's quick path");
     if ((mask & (1u << I_GPU)) && r->path[I_GPU] != MINIBLAS_CBLAS_PATH_GPU)
         addnote(r, "forced GPU did not run on the GPU");
 
@@ -1791,6 +1795,7 @@ int main(int argc, char **argv) {
         usage(stderr);
         return 2;
     }
+    mbc_ptr_init();
     int count = 0;
     cudaError_t ce = cudaGetDeviceCount(&count);
     if (O.dry) {
