@@ -213,24 +213,34 @@ static inline int quick_ptr(const void *p) {
     return __atomic_load_n(&g_qall, __ATOMIC_RELAXED) || mbc_plain_host_known(p);
 }
 
-/* The quick path of the reduction entry points: unit strides, 1 <= n below the crossover, the
- * CPU BLAS has the entry's symbol (all in g_qn), and both vectors in the brk heap (then none is
- * NULL and no argument can be invalid): the CPU BLAS straight away, from the entry point
- * itself, with no stack frame. Through reduce_entry the layer added 15-20 ns to an OpenBLAS
- * call (its frame and checks); session 3's form (~60 instructions with a call and a frame)
- * 5-15 ns to sdot n = 2^10 on the H100 machine (session 10 runs 4-5), session 10's (~35, a
- * frame, separate checks for n > 0, NULL and the symbol) 4-9 ns to sasum n = 2^10 (~70-120 ns,
- * run 10); this is ~20 instructions. Vectors elsewhere (the program's data, the caller's
- * stack, anywhere when there is no GPU) get the same answer at the top of reduce_entry. */
-#define QUICK_REDUCE(q, unit, n, x, y, call)                                                  \
-    do {                                                                                      \
+/* The reduction entry points (asum: y = x). The quick path, in the entry point itself with no
+ * stack frame: unit strides, 1 <= n below the crossover, the CPU BLAS has the entry's symbol
+ * (all three in g_qn), and both vectors in the brk heap (then neither is NULL and no argument
+ * can be invalid): the CPU BLAS straight away. Through reduce_entry the layer added 15-20 ns to
+ * an OpenBLAS call (its frame and checks); session 3's form (~60 instructions with a call and
+ * a frame) 5-15 ns to sdot n = 2^10 on the H100 machine (session 10 runs 4-5), session 10's
+ * (~35, a frame, separate checks for n > 0, NULL and the symbol) 4-9 ns to sasum n = 2^10
+ * (~70-120 ns, run 10); this is ~20 instructions. The slow twin (out of line, one jump away)
+ * sends vectors elsewhere that surely stay on the CPU (the program's data, the caller's stack,
+ * anywhere when there is no GPU) to the CPU BLAS the same way, everything else to FULL. */
+#define REDUCTION(ret, name, q, params, args, unit, n, x, y, call, full)                      \
+    __attribute__((noinline)) static ret name##_slow params {                                 \
+        if ((unit) && (uint64_t)((int64_t)(n) - 1) < quick_n(q) && (x) && (y) &&              \
+            quick_ptr(x) && ((const void *)(y) == (x) || quick_ptr(y))) {                     \
+            t_last_path = MINIBLAS_CBLAS_PATH_CPU;                                            \
+            return call;                                                                      \
+        }                                                                                     \
+        return full;                                                                          \
+    }                                                                                         \
+    ret name params {                                                                         \
         if (__builtin_expect((unit) && (uint64_t)((int64_t)(n) - 1) < quick_n(q) &&           \
                                  mbc_in_heap2(x, y),                                          \
                              1)) {                                                            \
             t_last_path = MINIBLAS_CBLAS_PATH_CPU;                                            \
             return call;                                                                      \
         }                                                                                     \
-    } while (0)
+        return name##_slow args;                                                              \
+    }
 
 /* The quick path of gemm: 1 when a call with these arguments may go straight to the CPU BLAS
  * as given: k > 0 and alpha != 0 (else BLAS's special cases, done by gemm_entry), surely valid
@@ -452,17 +462,11 @@ static double cpu_reduce(int dbl, int fortran, int is_dot, int64_t n, const void
 }
 
 /* One reduction of entry point q (QR_*; an asum ignores y and incy). Reference BLAS: n <= 0
- * (or asum incx <= 0) is 0. Six arguments: the entry points' tail calls stay jumps. */
+ * (or asum incx <= 0) is 0. */
 static double reduce_entry(int q, int64_t n, const void *x, int64_t incx, const void *y,
                            int64_t incy) {
     int dbl = q & QR_DBL, fortran = (q & QR_FORTRAN) != 0, is_dot = (q & QR_DOT) != 0;
     if (!is_dot) y = NULL, incy = ASUM_ONLY;
-    /* the quick path's second chance: vectors outside the heap that surely stay on the CPU */
-    if (incx == 1 && (!is_dot || incy == 1) && (uint64_t)(n - 1) < quick_n(q) && x &&
-        (!is_dot || y) && quick_ptr(x) && (!is_dot || quick_ptr(y))) {
-        t_last_path = MINIBLAS_CBLAS_PATH_CPU;
-        return cpu_reduce(dbl, fortran, is_dot, n, x, incx, y, incy);
-    }
     const char *routine = is_dot ? (fortran ? (dbl ? "ddot_" : "sdot_") : (dbl ? "cblas_ddot" : "cblas_sdot"))
                                  : (fortran ? (dbl ? "dasum_" : "sasum_") : (dbl ? "cblas_dasum" : "cblas_sasum"));
     size_t e = dbl ? sizeof(double) : sizeof(float);
@@ -522,31 +526,24 @@ static double reduce_entry(int q, int64_t n, const void *x, int64_t incx, const 
     return r;
 }
 
-/* The float entry points' slow path: one jump from the entry point (the conversion would
- * otherwise need a frame there). */
-__attribute__((noinline)) static float reduce_entry_f(int q, int64_t n, const void *x,
-                                                      int64_t incx, const void *y, int64_t incy) {
-    return (float)reduce_entry(q, n, x, incx, y, incy);
-}
-
-float cblas_sasum(OPENBLAS_CONST blasint n, OPENBLAS_CONST float *x, OPENBLAS_CONST blasint incx) {
-    QUICK_REDUCE(QR_SASUM, incx == 1, n, x, x, mbc_cpu.cblas_sasum(n, x, 1));
-    return reduce_entry_f(QR_SASUM, n, x, incx, NULL, 0);
-}
-double cblas_dasum(OPENBLAS_CONST blasint n, OPENBLAS_CONST double *x, OPENBLAS_CONST blasint incx) {
-    QUICK_REDUCE(QR_DASUM, incx == 1, n, x, x, mbc_cpu.cblas_dasum(n, x, 1));
-    return reduce_entry(QR_DASUM, n, x, incx, NULL, 0);
-}
-float cblas_sdot(OPENBLAS_CONST blasint n, OPENBLAS_CONST float *x, OPENBLAS_CONST blasint incx,
-                 OPENBLAS_CONST float *y, OPENBLAS_CONST blasint incy) {
-    QUICK_REDUCE(QR_SDOT, (incx == 1) & (incy == 1), n, x, y, mbc_cpu.cblas_sdot(n, x, 1, y, 1));
-    return reduce_entry_f(QR_SDOT, n, x, incx, y, incy);
-}
-double cblas_ddot(OPENBLAS_CONST blasint n, OPENBLAS_CONST double *x, OPENBLAS_CONST blasint incx,
-                  OPENBLAS_CONST double *y, OPENBLAS_CONST blasint incy) {
-    QUICK_REDUCE(QR_DDOT, (incx == 1) & (incy == 1), n, x, y, mbc_cpu.cblas_ddot(n, x, 1, y, 1));
-    return reduce_entry(QR_DDOT, n, x, incx, y, incy);
-}
+REDUCTION(float, cblas_sasum, QR_SASUM,
+          (OPENBLAS_CONST blasint n, OPENBLAS_CONST float *x, OPENBLAS_CONST blasint incx),
+          (n, x, incx), incx == 1, n, x, x, mbc_cpu.cblas_sasum(n, x, 1),
+          (float)reduce_entry(QR_SASUM, n, x, incx, NULL, 0))
+REDUCTION(double, cblas_dasum, QR_DASUM,
+          (OPENBLAS_CONST blasint n, OPENBLAS_CONST double *x, OPENBLAS_CONST blasint incx),
+          (n, x, incx), incx == 1, n, x, x, mbc_cpu.cblas_dasum(n, x, 1),
+          reduce_entry(QR_DASUM, n, x, incx, NULL, 0))
+REDUCTION(float, cblas_sdot, QR_SDOT,
+          (OPENBLAS_CONST blasint n, OPENBLAS_CONST float *x, OPENBLAS_CONST blasint incx,
+           OPENBLAS_CONST float *y, OPENBLAS_CONST blasint incy),
+          (n, x, incx, y, incy), (incx == 1) & (incy == 1), n, x, y,
+          mbc_cpu.cblas_sdot(n, x, 1, y, 1), (float)reduce_entry(QR_SDOT, n, x, incx, y, incy))
+REDUCTION(double, cblas_ddot, QR_DDOT,
+          (OPENBLAS_CONST blasint n, OPENBLAS_CONST double *x, OPENBLAS_CONST blasint incx,
+           OPENBLAS_CONST double *y, OPENBLAS_CONST blasint incy),
+          (n, x, incx, y, incy), (incx == 1) & (incy == 1), n, x, y,
+          mbc_cpu.cblas_ddot(n, x, 1, y, 1), reduce_entry(QR_DDOT, n, x, incx, y, incy))
 
 /* ------------------------------------------------------------------ omatcopy */
 
@@ -678,23 +675,23 @@ void dgemm_(const char *transa, const char *transb, const blasint *m, const blas
 }
 
 /* gfortran returns REAL in xmm0 as a C float, DOUBLE PRECISION as a C double. */
-float sasum_(const blasint *n, const float *x, const blasint *incx) {
-    QUICK_REDUCE(QR_FORTRAN | QR_SASUM, *incx == 1, *n, x, x, mbc_cpu.sasum_(n, x, incx));
-    return reduce_entry_f(QR_FORTRAN | QR_SASUM, *n, x, *incx, NULL, 0);
-}
-double dasum_(const blasint *n, const double *x, const blasint *incx) {
-    QUICK_REDUCE(QR_FORTRAN | QR_DASUM, *incx == 1, *n, x, x, mbc_cpu.dasum_(n, x, incx));
-    return reduce_entry(QR_FORTRAN | QR_DASUM, *n, x, *incx, NULL, 0);
-}
-float sdot_(const blasint *n, const float *x, const blasint *incx, const float *y,
-            const blasint *incy) {
-    QUICK_REDUCE(QR_FORTRAN | QR_SDOT, (*incx == 1) & (*incy == 1), *n, x, y,
-                 mbc_cpu.sdot_(n, x, incx, y, incy));
-    return reduce_entry_f(QR_FORTRAN | QR_SDOT, *n, x, *incx, y, *incy);
-}
-double ddot_(const blasint *n, const double *x, const blasint *incx, const double *y,
-             const blasint *incy) {
-    QUICK_REDUCE(QR_FORTRAN | QR_DDOT, (*incx == 1) & (*incy == 1), *n, x, y,
-                 mbc_cpu.ddot_(n, x, incx, y, incy));
-    return reduce_entry(QR_FORTRAN | QR_DDOT, *n, x, *incx, y, *incy);
-}
+REDUCTION(float, sasum_, QR_FORTRAN | QR_SASUM,
+          (const blasint *n, const float *x, const blasint *incx), (n, x, incx), *incx == 1, *n,
+          x, x, mbc_cpu.sasum_(n, x, incx),
+          (float)reduce_entry(QR_FORTRAN | QR_SASUM, *n, x, *incx, NULL, 0))
+REDUCTION(double, dasum_, QR_FORTRAN | QR_DASUM,
+          (const blasint *n, const double *x, const blasint *incx), (n, x, incx), *incx == 1,
+          *n, x, x, mbc_cpu.dasum_(n, x, incx),
+          reduce_entry(QR_FORTRAN | QR_DASUM, *n, x, *incx, NULL, 0))
+REDUCTION(float, sdot_, QR_FORTRAN | QR_SDOT,
+          (const blasint *n, const float *x, const blasint *incx, const float *y,
+           const blasint *incy),
+          (n, x, incx, y, incy), (*incx == 1) & (*incy == 1), *n, x, y,
+          mbc_cpu.sdot_(n, x, incx, y, incy),
+          (float)reduce_entry(QR_FORTRAN | QR_SDOT, *n, x, *incx, y, *incy))
+REDUCTION(double, ddot_, QR_FORTRAN | QR_DDOT,
+          (const blasint *n, const double *x, const blasint *incx, const double *y,
+           const blasint *incy),
+          (n, x, incx, y, incy), (*incx == 1) & (*incy == 1), *n, x, y,
+          mbc_cpu.ddot_(n, x, incx, y, incy),
+          reduce_entry(QR_FORTRAN | QR_DDOT, *n, x, *incx, y, *incy))
