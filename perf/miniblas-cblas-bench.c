@@ -19,7 +19,9 @@
  *             pageable cudaMemcpy of the output back (device buffers allocated beforehand)
  *   kern_mb / kern_cublas   kernel only, device buffers, CUDA events: the miniblas native API
  *             (auto rung) and cuBLAS (default math: no TF32)
- *   ratio     mbc / openblas (the target: <= 1.05 at every size)
+ *   ratio     mbc / openblas (the target: <= 1.05 at every size); a SLOW row (and the CSV, for
+ *             every row) also gives the median over rounds of the layer's trial over OpenBLAS's
+ *             trial of the same round (paired: a drift of the machine over the row cancels)
  *   gemm bounds: bound_pin = max(kern_mb, in/pinned_h2d + out/pinned_d2h) (the target: mbc
  *             within 1.25x), and bound_host = max(kern_mb, the best measured way of getting the
  *             caller's pageable memory across: pageable cudaMemcpy, multi-threaded staging into
@@ -1031,6 +1033,7 @@ typedef struct rowres {
     double live_in, live_out; /* the staged way, live: medians over trials (s); < 0 not measured */
     int live_n;
     double r_pair; /* median over the layer's trials of its time / the bound of just before; < 0 none */
+    double r_ob_pair; /* median over rounds of the layer's trial / OpenBLAS's of the same round */
     char note[160];
 } rowres;
 
@@ -1059,7 +1062,8 @@ static void sleep_s(double s) {
 static void run_row(prob *p, unsigned mask, int kernels, pred_t *pred, rowres *r) {
     memset(r, 0, sizeof *r);
     r->op = p->op, r->row = p->row, r->m = p->m, r->n = p->n, r->k = p->k;
-    r->kmb = r->kcb = r->bound_pin = r->bound_host = r->live_in = r->live_out = r->r_pair = -1;
+    r->kmb = r->kcb = r->bound_pin = r->bound_host = r->live_in = r->live_out = r->r_pair =
+        r->r_ob_pair = -1;
     for (int i = 0; i < NIMPL; ++i) r->t[i] = r->err[i] = -1, r->path[i] = -2;
     int kind = p->op->kind;
 
@@ -1126,14 +1130,14 @@ static void run_row(prob *p, unsigned mask, int kernels, pred_t *pred, rowres *r
 
     /* calibration: reps per trial and trials per implementation */
     double samp[NIMPL][MAXTR];
-    int have[NIMPL] = {0}, want[NIMPL] = {0};
+    int have[NIMPL] = {0}, want[NIMPL] = {0}, rnd[NIMPL][MAXTR]; /* rnd: the sample's round */
     long reps[NIMPL] = {0};
     for (int i = 0; i < NIMPL; ++i) {
         if (!(mask & (1u << i))) continue;
         double t1;
         if (i == I_OB && t0[i] >= 0.5) {
             /* a slow OpenBLAS call: the verification call is a trial (nothing to warm up) */
-            samp[i][have[i]++] = t0[i], reps[i] = 1, t1 = t0[i];
+            rnd[i][have[i]] = -1, samp[i][have[i]++] = t0[i], reps[i] = 1, t1 = t0[i];
         } else {
             /* the first calls of the GPU paths allocate (state, pinned chunks, device buffers,
                cuBLAS modules): calibrate on warm calls; a slow warm call is a trial */
@@ -1148,7 +1152,7 @@ static void run_row(prob *p, unsigned mask, int kernels, pred_t *pred, rowres *r
                 continue;
             }
             if (rr == 1 && t1 >= 0.5) {
-                samp[i][have[i]++] = t1, reps[i] = 1;
+                rnd[i][have[i]] = -1, samp[i][have[i]++] = t1, reps[i] = 1;
             } else {
                 reps[i] = (long)ceil(O.min_time / (t1 > 0 ? t1 : 1e-9));
                 if (reps[i] < 1) reps[i] = 1;
@@ -1195,6 +1199,7 @@ static void run_row(prob *p, unsigned mask, int kernels, pred_t *pred, rowres *r
                 continue;
             }
             if (i == I_MBC) pair[have[i]] = lv;
+            rnd[i][have[i]] = tr;
             samp[i][have[i]++] = t;
         }
         if (!any) break;
@@ -1203,6 +1208,17 @@ static void run_row(prob *p, unsigned mask, int kernels, pred_t *pred, rowres *r
         if (!(mask & (1u << i))) continue;
         r->t[i] = median(samp[i], have[i]);
         r->ntr[i] = have[i], r->reps[i] = reps[i];
+    }
+    /* the layer against OpenBLAS round by round (their trials of a round run back to back), so
+       that a drift of the machine over the row does not enter the ratio */
+    if ((mask & (1u << I_OB)) && (mask & (1u << I_MBC))) {
+        double pr[MAXTR];
+        int npr = 0;
+        for (int a = 0; a < have[I_MBC]; ++a)
+            for (int b = 0; b < have[I_OB] && rnd[I_MBC][a] >= 0; ++b)
+                if (rnd[I_OB][b] == rnd[I_MBC][a] && samp[I_OB][b] > 0)
+                    pr[npr++] = samp[I_MBC][a] / samp[I_OB][b];
+        if (npr > 0) r->r_ob_pair = median(pr, npr);
     }
     if (pred && r->t[I_OB] > 0) pred->t = r->t[I_OB], pred->work = work_of(p);
 
@@ -1308,7 +1324,12 @@ static void print_row(const rowres *r) {
     if (wrong) strcat(check, ")");
     else strcpy(check, "ok");
     int slow = rat > 1.05, miss = r->op->kind == K_GEMM && r->m >= 4096 && rpin > 1.25;
-    if (slow) strcat(check, " SLOW"), ++g_slow;
+    if (slow) {
+        char sl[40];
+        if (r->r_ob_pair > 0) snprintf(sl, sizeof sl, " SLOW(paired %.3f)", r->r_ob_pair);
+        else snprintf(sl, sizeof sl, " SLOW");
+        strcat(check, sl), ++g_slow;
+    }
     if (miss) {
         int host_miss = rhst > 1.25 && !(r->r_pair > 0 && r->r_pair <= 1.25);
         strcat(check, host_miss ? " MISS" : rhst > 1.25 ? " miss-host(paired ok)" : " miss-pin(host-bound ok)");
@@ -1345,9 +1366,9 @@ static void print_row(const rowres *r) {
                 fprintf(g_csv, ",,");
         }
         fprintf(g_csv, ",%s,%s", path_name(r->path[I_MBC]), path_name(r->path[I_GPU]));
-        double v[8] = {rat, r->kmb * 1e3, r->kcb * 1e3, r->bound_pin * 1e3, r->bound_host * 1e3,
-                       rpin, rhst, r->r_pair};
-        for (int i = 0; i < 8; ++i)
+        double v[9] = {rat, r->r_ob_pair, r->kmb * 1e3, r->kcb * 1e3, r->bound_pin * 1e3,
+                       r->bound_host * 1e3, rpin, rhst, r->r_pair};
+        for (int i = 0; i < 9; ++i)
             if (v[i] >= 0) fprintf(g_csv, ",%.6g", v[i]);
             else fprintf(g_csv, ",");
         double we = 0;
@@ -1361,6 +1382,7 @@ static void print_row(const rowres *r) {
 static void csv_header(void) {
     fprintf(g_csv, "op,layout,m,n,k,openblas_ms,openblas_trials,mbc_ms,mbc_trials,mbc_gpu_ms,"
                    "mbc_gpu_trials,plain_ms,plain_trials,mbc_path,mbc_gpu_path,mbc_over_openblas,"
+                   "mbc_over_openblas_paired,"
                    "kern_mb_ms,kern_cublas_ms,bound_pinned_ms,bound_host_ms,mbc_over_bound_pinned,"
                    "mbc_over_bound_host,mbc_over_bound_paired,check,max_err_over_bound,note\n");
 }
