@@ -55,18 +55,25 @@ int mb_check_dot(int64_t n, const void *x, int64_t incx, const void *y, int64_t 
 /* Transpose value -> 0 (no transpose) / 1 (transpose) / -1 (invalid). */
 int mb_trans_code(int trans);
 
+/* The fast forms below accept sizes and leading dimensions below MB_SURELY_LIM only: then an
+ * element extent ld * (cols - 1) + rows stays below 2^58 and its bytes below 2^62 for any
+ * element size up to 16, so no extent can overflow int64_t. (Session 11: with 2^31, the bound
+ * of a 32-bit blasint, (2^31 - 1)^2 doubles passed the fast form of gemm while the full check
+ * refuses their byte extent.) Anything larger takes the full check. */
+#define MB_SURELY_LIM ((int64_t)1 << 29)
+
 /* The common case of mb_check_gemm in a few compares, for the cblas layer's small-call path
  * (where the full check was ~145 instructions of a ~1 us sgemm 16^3): 1 when the call is
- * surely valid: layout 101/102, transposes 111/112 (N/T), m, n, k >= 0 and < 2^31 (a 32-bit
- * blasint: then no extent can overflow int64_t), each leading dimension >= max(1, rows of its
- * stored matrix), A and B non-NULL when m, n, k > 0 and C non-NULL when m, n > 0 (as the full
- * check: alpha == 0 makes NULL A/B valid there, not here). 0 means "not surely": call
- * mb_check_gemm, which decides and explains. Same rules, so the two cannot disagree on a
- * call this one accepts (tests/test_check_cpu.c compares them). */
+ * surely valid: layout 101/102, transposes 111/112 (N/T), m, n, k >= 0 and every size and
+ * leading dimension < MB_SURELY_LIM, each leading dimension >= max(1, rows of its stored
+ * matrix), A and B non-NULL when m, n, k > 0 and C non-NULL when m, n > 0 (as the full check:
+ * alpha == 0 makes NULL A/B valid there, not here). 0 means "not surely": call mb_check_gemm,
+ * which decides and explains. Same rules, so the two cannot disagree on a call this one
+ * accepts (tests/test_check_cpu.c compares them). */
 static inline int mb_gemm_surely_valid(int layout, int transa, int transb, int64_t m, int64_t n,
                                        int64_t k, const void *A, int64_t lda, const void *B,
                                        int64_t ldb, const void *C, int64_t ldc) {
-    const int64_t lim = (int64_t)1 << 31;
+    const int64_t lim = MB_SURELY_LIM;
     if ((layout != 101 && layout != 102) || (transa != 111 && transa != 112) ||
         (transb != 111 && transb != 112) || m < 0 || n < 0 || k < 0 || m >= lim || n >= lim ||
         k >= lim || lda >= lim || ldb >= lim || ldc >= lim)
@@ -79,6 +86,21 @@ static inline int mb_gemm_surely_valid(int layout, int transa, int transb, int64
     if (lda < (ar > 1 ? ar : 1) || ldb < (br > 1 ? br : 1) || ldc < (cr > 1 ? cr : 1)) return 0;
     if (m > 0 && n > 0 && (!C || (k > 0 && (!A || !B)))) return 0;
     return 1;
+}
+
+/* The common case of mb_check_omatcopy, as mb_gemm_surely_valid: layout 101/102, trans 111/112,
+ * 0 < rows, cols < MB_SURELY_LIM, lda >= the first stored dimension of A (rows in column-major,
+ * cols in row-major), ldb >= that of B (B is rows x cols, or cols x rows with trans), both
+ * below MB_SURELY_LIM, A and B non-NULL. */
+static inline int mb_omatcopy_surely_valid(int layout, int trans, int64_t rows, int64_t cols,
+                                           const void *A, int64_t lda, const void *B,
+                                           int64_t ldb) {
+    const int64_t lim = MB_SURELY_LIM;
+    if ((layout != 101 && layout != 102) || (trans != 111 && trans != 112) || rows <= 0 ||
+        cols <= 0 || rows >= lim || cols >= lim || lda >= lim || ldb >= lim || !A || !B)
+        return 0;
+    const int col = layout == 102, t = trans == 112;
+    return lda >= (col ? rows : cols) && ldb >= (col != t ? rows : cols);
 }
 
 #ifdef __cplusplus

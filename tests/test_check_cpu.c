@@ -61,8 +61,9 @@ static int gemm_at(const char *file, int line, int exp, int layout, int ta, int 
              layout, ta, tb, m, n, k, az, lda, ldb, ldc, elem);
     expect(file, line, what, exp, r, r2, &last);
     /* the fast form (cblas small-call path) never accepts what the full check refuses, and
-     * accepts every plain valid call (N/T transposes, 32-bit sizes, all pointers given) */
-    const int64_t lim = (int64_t)1 << 31;
+     * accepts every plain valid call (N/T transposes, sizes below MB_SURELY_LIM, all pointers
+     * given) */
+    const int64_t lim = MB_SURELY_LIM;
     int s = mb_gemm_surely_valid(layout, ta, tb, m, n, k, A, lda, B, ldb, C, ldc);
     int plain = (ta == NT || ta == TR) && (tb == NT || tb == TR) && m < lim && n < lim &&
                 k < lim && lda < lim && ldb < lim && ldc < lim && A && B && C;
@@ -80,6 +81,25 @@ static int gemm_at(const char *file, int line, int exp, int layout, int ta, int 
 #define GEMME(exp, elem, layout, ta, tb, m, n, k, az, A, lda, B, ldb, C, ldc)                 \
     gemm_at(__FILE__, __LINE__, exp, layout, ta, tb, m, n, k, az, A, lda, B, ldb, C, ldc, elem)
 
+/* The fast form (the cblas layer's small-call path) never accepts what the full check refuses
+ * (full: its verdict), and accepts every plain call it may take: N/T, sizes > 0 and leading
+ * dimensions below MB_SURELY_LIM, both pointers given. */
+static void omat_fast_vs_full(const char *file, int line, const char *what, int full, int layout,
+                              int t, int64_t rows, int64_t cols, const void *A, int64_t lda,
+                              const void *B, int64_t ldb) {
+    const int64_t lim = MB_SURELY_LIM;
+    int s = mb_omatcopy_surely_valid(layout, t, rows, cols, A, lda, B, ldb);
+    int plain = (t == NT || t == TR) && rows > 0 && cols > 0 && rows < lim && cols < lim &&
+                lda < lim && ldb < lim && A && B;
+    if (!(s && full) && (s || full || !plain)) {
+        ++g_pass;
+    } else {
+        ++g_fail;
+        printf("%s:%d: FAILED: %s: mb_omatcopy_surely_valid %d, mb_check_omatcopy %d\n", file,
+               line, what, s, full);
+    }
+}
+
 static void omat_at(const char *file, int line, int exp, int layout, int t, int64_t rows,
                     int64_t cols, const void *A, int64_t lda, const void *B, int64_t ldb,
                     size_t elem) {
@@ -94,6 +114,7 @@ static void omat_at(const char *file, int line, int exp, int layout, int t, int6
              " elem=%zu)",
              layout, t, rows, cols, lda, ldb, elem);
     expect(file, line, what, exp, r, r2, &last);
+    omat_fast_vs_full(file, line, what, r, layout, t, rows, cols, A, lda, B, ldb);
 }
 #define OMAT(exp, layout, t, rows, cols, A, lda, B, ldb)                                      \
     omat_at(__FILE__, __LINE__, exp, layout, t, rows, cols, A, lda, B, ldb, 4)
@@ -412,6 +433,12 @@ static void test_gemm_overflow(void) {
     GEMME(0, 1, COL, NT, NT, 1, 1, e61, 0, P, 1, P, e61, P, 1);
     GEMME(0, 2, COL, NT, NT, 1, 1, e61, 0, P, 1, P, e61, P, 1);
     GEMME(9, 4, COL, NT, NT, 1, 1, e61, 0, P, 1, P, e61, P, 1);
+    /* 32-bit sizes whose byte extent overflows: (2^31 - 1)^2 elements of 8 bytes (the fast
+       form of the cblas layer must not accept these either) */
+    const int64_t l31 = ((int64_t)1 << 31) - 1;
+    GEMME(9, 8, COL, NT, NT, 1, 1, l31, 0, P, l31, P, l31, P, 1);
+    MSG_HAS("byte");
+    GEMME(9, 8, ROW, NT, NT, l31, 1, 1, 0, P, l31, P, 1, P, 1); /* A stored M x K, lda >= K */
     /* the largest extent that fits: lda * 1 + 1 == INT64_MAX */
     GEMME(0, 1, COL, NT, NT, 1, 1, 2, 0, P, max - 1, P, 2, P, 1);
     GEMME(9, 1, COL, NT, NT, 1, 1, 2, 0, P, max, P, 2, P, 1);
@@ -519,6 +546,8 @@ static void test_omatcopy(void) {
                                        " lda=%" PRId64 " ldb=%" PRId64 "): model %d, got %d\n",
                                        __FILE__, __LINE__, lay, t, v[ir], v[ic], v[ia], v[ib],
                                        want, got);
+                            omat_fast_vs_full(__FILE__, __LINE__, "sweep omatcopy", got, lay, t,
+                                              v[ir], v[ic], P, v[ia], P, v[ib]);
                         }
     CHECK(mismatches == 0);
 
@@ -531,6 +560,11 @@ static void test_omatcopy(void) {
     MSG_HAS("B");
     OMATE(0, 1, COL, NT, 1, big, P, 1, P, 1);
     OMATE(7, 8, COL, NT, 1, big, P, 1, P, 1);    /* bytes */
+    {   /* 32-bit sizes whose byte extent overflows: (2^31 - 1)^2 doubles */
+        const int64_t l31 = ((int64_t)1 << 31) - 1;
+        OMATE(7, 8, COL, NT, 1, l31, P, l31, P, 1);
+        OMATE(9, 8, COL, NT, 1, l31, P, 1, P, l31);
+    }
     MSG_HAS("byte");
     OMATE(9, 1, COL, TR, 3, big / 4, P, 3, P, big); /* B^T: ldb * (rows - 1) + cols */
     OMATE(0, 1, COL, TR, 3, big / 4, P, 3, P, big / 2);
