@@ -180,10 +180,14 @@ static uint64_t g_qom[2];
 
 static int cpu_has_entry(int q) {
     void *f[QR_COUNT] = {
-        [QR_SASUM] = (void *)mbc_cpu.cblas_sasum, [QR_DASUM] = (void *)mbc_cpu.cblas_dasum,
-        [QR_SDOT] = (void *)mbc_cpu.cblas_sdot,   [QR_DDOT] = (void *)mbc_cpu.cblas_ddot,
-        [QR_FORTRAN | QR_SASUM] = (void *)mbc_cpu.sasum_, [QR_FORTRAN | QR_DASUM] = (void *)mbc_cpu.dasum_,
-        [QR_FORTRAN | QR_SDOT] = (void *)mbc_cpu.sdot_,   [QR_FORTRAN | QR_DDOT] = (void *)mbc_cpu.ddot_,
+        [QR_SASUM] = (void *)mbc_cpu.cblas_sasum,
+        [QR_DASUM] = (void *)mbc_cpu.cblas_dasum,
+        [QR_SDOT] = (void *)mbc_cpu.cblas_sdot,
+        [QR_DDOT] = (void *)mbc_cpu.cblas_ddot,
+        [QR_FORTRAN | QR_SASUM] = (void *)mbc_cpu.sasum_,
+        [QR_FORTRAN | QR_DASUM] = (void *)mbc_cpu.dasum_,
+        [QR_FORTRAN | QR_SDOT] = (void *)mbc_cpu.sdot_,
+        [QR_FORTRAN | QR_DDOT] = (void *)mbc_cpu.ddot_,
     };
     return f[q] != NULL;
 }

@@ -1025,7 +1025,8 @@ static void gemm_trace(mbc_state *s, const mbc_gemm *g, int failed) {
  *     packing), where a row block and a panel of the same bytes bring far fewer, so the GPU
  *     is kept busy from the first slab on instead of ramping up with the 2D blocks below.
  *   phase 2, over the rest of k: A in 4 row blocks and B in column panels (n/8 wide, the
- *     last ones narrower: see gemm_staged; with C's panel when beta != 0), alternately A0 B0 A1 B1 ... then the remaining panels; each arrival queues
+ *     last ones narrower: see gemm_staged; with C's panel when beta != 0), alternately
+ *     A0 B0 A1 B1 ... then the remaining panels; each arrival queues
  *     one gemm over the blocks of C it completes (A_i x B_0..B_(j-1), or A_0..A_i x B_j).
  *     Once all of A is across, panels complete in column order; each gets an event.
  *   copies back: a completed panel's copy to the host is queued after its event, through the
