@@ -1269,9 +1269,10 @@ static void fmt_ms(char *b, size_t n, double s) {
     double ms = s * 1e3;
     if (s < 0)
         snprintf(b, n, "-");
-    else /* 4 significant digits, no exponent */
+    else /* 4 significant digits (3 below 10 ns), no exponent */
         snprintf(b, n, "%.*f", ms >= 1000 ? 0 : ms >= 100 ? 1 : ms >= 10 ? 2 : ms >= 1 ? 3
-                               : ms >= 0.1 ? 4 : ms >= 0.01 ? 5 : 6, ms);
+                               : ms >= 0.1 ? 4 : ms >= 0.01 ? 5 : ms >= 0.001 ? 6
+                               : ms >= 0.0001 ? 7 : 8, ms);
 }
 
 static void shape_str(char *b, size_t n, const rowres *r) {
@@ -1325,9 +1326,11 @@ static void print_row(const rowres *r) {
     else strcpy(check, "ok");
     int slow = rat > 1.05, miss = r->op->kind == K_GEMM && r->m >= 4096 && rpin > 1.25;
     if (slow) {
-        char sl[40];
-        if (r->r_ob_pair > 0) snprintf(sl, sizeof sl, " SLOW(paired %.3f)", r->r_ob_pair);
-        else snprintf(sl, sizeof sl, " SLOW");
+        char sl[64];
+        /* the layer's cost in time too: at tiny sizes a constant nanosecond or two is > 5% */
+        const double ns = (r->t[I_MBC] - r->t[I_OB]) * 1e9;
+        if (r->r_ob_pair > 0) snprintf(sl, sizeof sl, " SLOW(paired %.3f, +%.1f ns)", r->r_ob_pair, ns);
+        else snprintf(sl, sizeof sl, " SLOW(+%.1f ns)", ns);
         strcat(check, sl), ++g_slow;
     }
     if (miss) {
@@ -1581,8 +1584,8 @@ static void usage(FILE *f) {
         "  --ops LIST         sgemm,dgemm,sasum,dasum,sdot,ddot,somatcopy,domatcopy or groups\n"
         "                     gemm, asum, dot, omatcopy, all (default all)\n"
         "  --sizes LIST       square gemm (and omatcopy) sizes (default 16,32,...,8192; omatcopy\n"
-        "                     256,...,8192); 2^k accepted\n"
-        "  --vec-sizes LIST   asum/dot lengths (default 2^10,2^11,...,2^28)\n"
+        "                     8,16,...,8192); 2^k accepted\n"
+        "  --vec-sizes LIST   asum/dot lengths (default 2^4,2^5,...,2^28)\n"
         "  --layouts LIST     gemm layouts: row,col (default both)\n"
         "  --impls LIST       implementations to time: openblas,mbc,mbc_gpu,plain (default all;\n"
         "                     without openblas and plain, gemm results are not verified)\n"
@@ -1798,11 +1801,11 @@ static int parse_args(int argc, char **argv) {
     } else if (O.quick) {
         set_pow2(O.omsizes, &O.nomsizes, 8, 12, 2);
     } else {
-        set_pow2(O.omsizes, &O.nomsizes, 8, 13, 1);
+        set_pow2(O.omsizes, &O.nomsizes, 3, 13, 1);
     }
     if (!tv) {
         if (O.quick) set_pow2(O.vsizes, &O.nvsizes, 10, 26, 4);
-        else set_pow2(O.vsizes, &O.nvsizes, 10, 28, 1);
+        else set_pow2(O.vsizes, &O.nvsizes, 4, 28, 1);
     }
     if (O.quick && !tt) O.trials = 3;
     if (O.quick && !tm) O.max_seconds = 10;
