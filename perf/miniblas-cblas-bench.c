@@ -38,8 +38,10 @@
  *             copy rate drifts within a run). MISS: beyond 1.25x of both bounds, paired too.
  * Times: host clock (the calls are synchronous), per call, median over trials; a trial is as
  * many back-to-back calls as fill --min-time-ms; implementations are interleaved trial by
- * trial. Each implementation gets at most --budget seconds of trials per row (at least one:
- * OpenBLAS gemm 8192 gets 1-2; its verification call counts as a trial when it takes >= 0.5 s),
+ * trial; OpenBLAS and the layer get --trials-short trials (default 21) where a call takes
+ * <= 20 us, since 5 do not resolve 5% there. Each implementation gets at most --budget seconds
+ * of trials per row (at least one: OpenBLAS gemm 8192 gets 1-2; its verification call counts
+ * as a trial when it takes >= 0.5 s),
  * and OpenBLAS is skipped where one call is predicted (from the previous size) to take more
  * than --max-seconds.
  * Verification, before timing, on fresh random inputs in [-1, 1): gemm: every element against
@@ -1910,10 +1912,10 @@ int main(int argc, char **argv) {
     for (char **e = environ; *e; ++e)
         if (!strncmp(*e, "MINIBLAS_", 9)) printf("  env %s\n", *e);
     printf("  timing: host clock per call, median of up to %d trials of >= %g ms (OpenBLAS and the "
-           "layer: %d on calls <= 20 us); budget %g s per implementation and row; OpenBLAS "
+           "layer: %d on calls <= %g us); budget %g s per implementation and row; OpenBLAS "
            "skipped beyond %g s per call; alpha %g, beta %g\n",
            O.trials, O.min_time * 1e3, O.trials_short > O.trials ? O.trials_short : O.trials,
-           O.budget, O.max_seconds, O.alpha, O.beta);
+           SHORT_CALL * 1e6, O.budget, O.max_seconds, O.alpha, O.beta);
 
     if (O.csv) {
         g_csv = fopen(O.csv, "w");
