@@ -53,3 +53,38 @@ add_test(NAME cblas_example
          COMMAND sh ${_ex}/compare.sh $<TARGET_FILE:cblas_example_openblas>
                  $<TARGET_FILE:cblas_example_relinked> $<TARGET_FILE:miniblas_cblas>)
 set_tests_properties(cblas_example PROPERTIES LABELS cpu TIMEOUT 600)
+
+# The layer's host sources compiled into the test with a GPU side that never works
+# (tests/test_cblas_nogpu_stub.c): a device CUDA cannot use; see the test's header. Plus a
+# ThreadSanitizer build of the same test running only the first calls of 8 threads at once.
+if(TARGET test_cblas_layer_cpu AND TARGET miniblas_cblas)
+  set(_mbc_dir ${PROJECT_SOURCE_DIR}/src/cblas)
+  set(_mbc_layer_src ${_mbc_dir}/entry.c ${_mbc_dir}/cpu_blas.c ${_mbc_dir}/ptr.c
+      ${_mbc_dir}/copypool.c ${_mbc_dir}/fork.c ${_mbc_dir}/diag.c
+      ${CMAKE_CURRENT_SOURCE_DIR}/test_cblas_nogpu_stub.c)
+  set(_mbc_layer_inc $<TARGET_PROPERTY:miniblas_cblas,INTERFACE_INCLUDE_DIRECTORIES>)
+  target_sources(test_cblas_layer_cpu PRIVATE ${_mbc_layer_src})
+  target_include_directories(test_cblas_layer_cpu PRIVATE ${_mbc_layer_inc})
+  target_link_libraries(test_cblas_layer_cpu PRIVATE Threads::Threads ${CMAKE_DL_LIBS} m)
+  set_tests_properties(test_cblas_layer_cpu PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+
+  include(CheckCSourceCompiles)
+  set(CMAKE_REQUIRED_FLAGS -fsanitize=thread)
+  set(CMAKE_REQUIRED_LINK_OPTIONS -fsanitize=thread)
+  check_c_source_compiles("int main(void) { return 0; }" MINIBLAS_HAVE_TSAN)
+  unset(CMAKE_REQUIRED_FLAGS)
+  unset(CMAKE_REQUIRED_LINK_OPTIONS)
+  if(MINIBLAS_HAVE_TSAN)
+    add_executable(test_cblas_layer_tsan ${CMAKE_CURRENT_SOURCE_DIR}/test_cblas_layer_cpu.c
+                   ${_mbc_layer_src})
+    target_include_directories(test_cblas_layer_tsan PRIVATE ${PROJECT_SOURCE_DIR}/src
+                               ${PROJECT_SOURCE_DIR}/kernels ${_mbc_layer_inc})
+    target_compile_options(test_cblas_layer_tsan PRIVATE -fsanitize=thread -g -O1)
+    target_link_options(test_cblas_layer_tsan PRIVATE -fsanitize=thread)
+    target_link_libraries(test_cblas_layer_tsan PRIVATE miniblas_static Threads::Threads
+                          ${CMAKE_DL_LIBS} m)
+    add_test(NAME test_cblas_layer_tsan COMMAND test_cblas_layer_tsan race)
+    set_tests_properties(test_cblas_layer_tsan PROPERTIES LABELS cpu TIMEOUT 300
+      ENVIRONMENT "TSAN_OPTIONS=halt_on_error=1 exitcode=66 report_signal_unsafe=0;OPENBLAS_NUM_THREADS=1")
+  endif()
+endif()
