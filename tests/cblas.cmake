@@ -13,7 +13,7 @@ if(TARGET test_cblas_ptr_cpu)
 endif()
 
 if(NOT TARGET miniblas_cblas)
-  foreach(t test_cblas_cpu test_cblas_gpu)
+  foreach(t test_cblas_cpu test_cblas_gpu test_cblas_faults_gpu test_cblas_layer_cpu)
     if(TARGET ${t})
       set_target_properties(${t} PROPERTIES EXCLUDE_FROM_ALL TRUE)
       set_tests_properties(${t} PROPERTIES DISABLED TRUE)
@@ -28,6 +28,14 @@ foreach(t test_cblas_cpu test_cblas_gpu)
     set_property(TARGET ${t} PROPERTY LINK_LIBRARIES miniblas_cblas Threads::Threads m)
   endif()
 endforeach()
+if(TARGET test_cblas_faults_gpu)
+  # faults (tests/test_cblas_faults_gpu.c): libminiblas for the kernel that makes a sticky error
+  set_property(TARGET test_cblas_faults_gpu PROPERTY SOURCES
+               ${CMAKE_CURRENT_SOURCE_DIR}/test_cblas_faults_gpu.c)
+  set_property(TARGET test_cblas_faults_gpu PROPERTY LINK_LIBRARIES miniblas_cblas miniblas
+               CUDA::cudart Threads::Threads m)
+  set_tests_properties(test_cblas_faults_gpu PROPERTIES TIMEOUT 900)
+endif()
 if(TARGET test_cblas_gpu)
   # cudaMalloc / cudaMallocManaged / cudaMallocHost for the device- and pinned-pointer cases
   set_property(TARGET test_cblas_gpu APPEND PROPERTY LINK_LIBRARIES CUDA::cudart)

@@ -179,6 +179,7 @@ __attribute__((weak)) void cblas_xerbla(blasint p, char *rout, char *form, ...) 
 }
 
 static void report(int param, const char *routine, const char *message, int how) {
+    mbc_init(); /* the CPU BLAS known (a bad argument is found before the first init) */
     mbc_xerbla_fn f = (mbc_xerbla_fn)dlsym(RTLD_DEFAULT, "cblas_xerbla");
     /* the CPU BLAS's own (we were loaded with RTLD_LOCAL after it): it may exit, where the
      * CPU BLAS itself reports a bad argument and returns; ours instead */
