@@ -91,8 +91,12 @@ if(TARGET test_cblas_layer_cpu AND TARGET miniblas_cblas)
     target_link_options(test_cblas_layer_tsan PRIVATE -fsanitize=thread)
     target_link_libraries(test_cblas_layer_tsan PRIVATE miniblas_static Threads::Threads
                           ${CMAKE_DL_LIBS} m)
-    add_test(NAME test_cblas_layer_tsan COMMAND test_cblas_layer_tsan race)
-    set_tests_properties(test_cblas_layer_tsan PROPERTIES LABELS cpu TIMEOUT 300
+    # skipped (77) where ThreadSanitizer cannot run at all (a kernel whose address-space
+    # layout it does not support: "unexpected memory mapping")
+    add_test(NAME test_cblas_layer_tsan COMMAND sh -c
+             "out=$(\"$0\" race 2>&1); rc=$?; echo \"$out\"; case \"$out\" in *'unexpected memory mapping'*) exit 77;; esac; exit $rc"
+             $<TARGET_FILE:test_cblas_layer_tsan>)
+    set_tests_properties(test_cblas_layer_tsan PROPERTIES LABELS cpu TIMEOUT 300 SKIP_RETURN_CODE 77
       ENVIRONMENT "TSAN_OPTIONS=halt_on_error=1 exitcode=66 report_signal_unsafe=0;OPENBLAS_NUM_THREADS=1")
   endif()
 endif()
