@@ -13,7 +13,7 @@ if(TARGET test_cblas_ptr_cpu)
 endif()
 
 if(NOT TARGET miniblas_cblas)
-  foreach(t test_cblas_cpu test_cblas_gpu)
+  foreach(t test_cblas_cpu test_cblas_gpu test_cblas_faults_gpu test_cblas_layer_cpu)
     if(TARGET ${t})
       set_target_properties(${t} PROPERTIES EXCLUDE_FROM_ALL TRUE)
       set_tests_properties(${t} PROPERTIES DISABLED TRUE)
@@ -28,6 +28,14 @@ foreach(t test_cblas_cpu test_cblas_gpu)
     set_property(TARGET ${t} PROPERTY LINK_LIBRARIES miniblas_cblas Threads::Threads m)
   endif()
 endforeach()
+if(TARGET test_cblas_faults_gpu)
+  # faults (tests/test_cblas_faults_gpu.c): libminiblas for the kernel that makes a sticky error
+  set_property(TARGET test_cblas_faults_gpu PROPERTY SOURCES
+               ${CMAKE_CURRENT_SOURCE_DIR}/test_cblas_faults_gpu.c)
+  set_property(TARGET test_cblas_faults_gpu PROPERTY LINK_LIBRARIES miniblas_cblas miniblas
+               CUDA::cudart Threads::Threads m)
+  set_tests_properties(test_cblas_faults_gpu PROPERTIES TIMEOUT 900)
+endif()
 if(TARGET test_cblas_gpu)
   # cudaMalloc / cudaMallocManaged / cudaMallocHost for the device- and pinned-pointer cases
   set_property(TARGET test_cblas_gpu APPEND PROPERTY LINK_LIBRARIES CUDA::cudart)
@@ -53,3 +61,42 @@ add_test(NAME cblas_example
          COMMAND sh ${_ex}/compare.sh $<TARGET_FILE:cblas_example_openblas>
                  $<TARGET_FILE:cblas_example_relinked> $<TARGET_FILE:miniblas_cblas>)
 set_tests_properties(cblas_example PROPERTIES LABELS cpu TIMEOUT 600)
+
+# The layer's host sources compiled into the test with a GPU side that never works
+# (tests/test_cblas_nogpu_stub.c): a device CUDA cannot use; see the test's header. Plus a
+# ThreadSanitizer build of the same test running only the first calls of 8 threads at once.
+if(TARGET test_cblas_layer_cpu AND TARGET miniblas_cblas)
+  set(_mbc_dir ${PROJECT_SOURCE_DIR}/src/cblas)
+  set(_mbc_layer_src ${_mbc_dir}/entry.c ${_mbc_dir}/cpu_blas.c ${_mbc_dir}/ptr.c
+      ${_mbc_dir}/copypool.c ${_mbc_dir}/fork.c ${_mbc_dir}/diag.c
+      ${CMAKE_CURRENT_SOURCE_DIR}/test_cblas_nogpu_stub.c)
+  set(_mbc_layer_inc $<TARGET_PROPERTY:miniblas_cblas,INTERFACE_INCLUDE_DIRECTORIES>)
+  target_sources(test_cblas_layer_cpu PRIVATE ${_mbc_layer_src})
+  target_include_directories(test_cblas_layer_cpu PRIVATE ${_mbc_layer_inc})
+  target_link_libraries(test_cblas_layer_cpu PRIVATE Threads::Threads ${CMAKE_DL_LIBS} m)
+  set_tests_properties(test_cblas_layer_cpu PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+
+  include(CheckCSourceCompiles)
+  set(CMAKE_REQUIRED_FLAGS -fsanitize=thread)
+  set(CMAKE_REQUIRED_LINK_OPTIONS -fsanitize=thread)
+  check_c_source_compiles("int main(void) { return 0; }" MINIBLAS_HAVE_TSAN)
+  unset(CMAKE_REQUIRED_FLAGS)
+  unset(CMAKE_REQUIRED_LINK_OPTIONS)
+  if(MINIBLAS_HAVE_TSAN)
+    add_executable(test_cblas_layer_tsan ${CMAKE_CURRENT_SOURCE_DIR}/test_cblas_layer_cpu.c
+                   ${_mbc_layer_src})
+    target_include_directories(test_cblas_layer_tsan PRIVATE ${PROJECT_SOURCE_DIR}/src
+                               ${PROJECT_SOURCE_DIR}/kernels ${_mbc_layer_inc})
+    target_compile_options(test_cblas_layer_tsan PRIVATE -fsanitize=thread -g -O1)
+    target_link_options(test_cblas_layer_tsan PRIVATE -fsanitize=thread)
+    target_link_libraries(test_cblas_layer_tsan PRIVATE miniblas_static Threads::Threads
+                          ${CMAKE_DL_LIBS} m)
+    # skipped (77) where ThreadSanitizer cannot run at all (a kernel whose address-space
+    # layout it does not support: "unexpected memory mapping")
+    add_test(NAME test_cblas_layer_tsan COMMAND sh -c
+             "out=$(\"$0\" race 2>&1); rc=$?; echo \"$out\"; case \"$out\" in *'unexpected memory mapping'*) exit 77;; esac; exit $rc"
+             $<TARGET_FILE:test_cblas_layer_tsan>)
+    set_tests_properties(test_cblas_layer_tsan PROPERTIES LABELS cpu TIMEOUT 300 SKIP_RETURN_CODE 77
+      ENVIRONMENT "TSAN_OPTIONS=halt_on_error=1 exitcode=66 report_signal_unsafe=0;OPENBLAS_NUM_THREADS=1")
+  endif()
+endif()

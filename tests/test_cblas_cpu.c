@@ -498,16 +498,19 @@ static void test_xerbla(void) {
         BADG(d, C, N, N, 2, 2, 2, 2, 2, 2, 0, 0, 1, 13);   /* C NULL */
         BADG(d, C, N, N, -1, -1, 2, 2, 2, 2, 0, 0, 0, 4);  /* first failing rule wins */
         BADG(d, C, N, N, 3, 2, 2, 1, 1, 1, 0, 0, 0, 9);    /* lda before ldb before ldc */
-        /* row-major: reference CBLAS checks the swapped problem (N before M, ldb before lda) */
-        BADG(d, R, N, N, -1, -1, 2, 2, 2, 2, 0, 0, 0, 5);  /* N checked before M */
-        BADG(d, R, N, N, -1, 2, 2, 2, 2, 2, 0, 0, 0, 4);   /* M < 0 */
+        /* row-major: reference CBLAS (and OpenBLAS) check the column-major call it becomes,
+         * C^T = B^T A^T, and number its parameters: N is 4, M 5, ldb 9, lda 11 (others as
+         * given); N before M, ldb before lda. LAPACK's x[sd]cblat3 check exactly these. */
+        BADG(d, R, N, N, -1, -1, 2, 2, 2, 2, 0, 0, 0, 4);  /* N checked before M: 4 */
+        BADG(d, R, N, N, -1, 2, 2, 2, 2, 2, 0, 0, 0, 5);   /* M < 0: 5 */
+        BADG(d, R, N, N, 2, -1, 2, 2, 2, 2, 0, 0, 0, 4);   /* N < 0: 4 */
         BADG(d, R, N, N, 2, 2, -1, 2, 2, 2, 0, 0, 0, 6);   /* K < 0 */
-        BADG(d, R, N, N, 2, 2, 3, 2, 2, 2, 0, 0, 0, 9);    /* lda < K (A row-major m x k) */
-        BADG(d, R, T, N, 3, 2, 2, 2, 2, 2, 0, 0, 0, 9);    /* lda < M (A transposed) */
-        BADG(d, R, N, N, 2, 3, 2, 2, 2, 3, 0, 0, 0, 11);   /* ldb < N */
-        BADG(d, R, N, T, 2, 2, 3, 3, 2, 2, 0, 0, 0, 11);   /* ldb < K (B transposed) */
+        BADG(d, R, N, N, 2, 2, 3, 2, 2, 2, 0, 0, 0, 11);   /* lda < K (A row-major m x k): 11 */
+        BADG(d, R, T, N, 3, 2, 2, 2, 2, 2, 0, 0, 0, 11);   /* lda < M (A transposed): 11 */
+        BADG(d, R, N, N, 2, 3, 2, 2, 2, 3, 0, 0, 0, 9);    /* ldb < N: 9 */
+        BADG(d, R, N, T, 2, 2, 3, 3, 2, 2, 0, 0, 0, 9);    /* ldb < K (B transposed): 9 */
         BADG(d, R, N, N, 2, 3, 2, 2, 3, 2, 0, 0, 0, 14);   /* ldc < N */
-        BADG(d, R, N, N, 2, 3, 3, 2, 2, 3, 0, 0, 0, 11);   /* ldb before lda */
+        BADG(d, R, N, N, 2, 3, 3, 2, 2, 3, 0, 0, 0, 9);    /* ldb before lda: 9 */
         BADG(d, R, N, N, 2, 2, 2, 2, 2, 2, 1, 0, 0, 8);    /* A NULL */
         BADG(d, R, N, N, 2, 2, 2, 2, 2, 2, 0, 1, 0, 10);   /* B NULL */
         BADG(d, R, N, N, 2, 2, 2, 2, 2, 2, 0, 0, 1, 13);   /* C NULL */

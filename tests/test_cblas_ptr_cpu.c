@@ -9,13 +9,22 @@
  * (src/cblas/stream_copy.h): every byte copied,
  * none written before or after the range, at every alignment of source and destination and
  * sizes around its thresholds (4096, the 16-byte head, the 64-byte body, the tail).
+ * The live-stack rule from other stacks: code running on a ucontext fiber stack or on an
+ * alternate signal stack below the thread's stack must not see the mappings in between (here
+ * an inaccessible reservation, as CUDA's device ranges are) as "plain host". And
+ * mbc_host_readable: host memory yes; inaccessible, unmapped, or an extent whose last byte is
+ * inaccessible no, without a fault.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <signal.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
 
 #include "cblas/cblas_ptr.h"
 #include "cblas/stream_copy.h"
@@ -107,6 +116,122 @@ static void test_stream_copy(void) {
     free(src), free(dst);
 }
 
+/* ---- other stacks ---- */
+
+/* One reservation: its lowest STACK_BYTES are made accessible and serve as a fiber or signal
+ * stack; far above them, still inaccessible, lies the "device" range. Both lie below the
+ * thread's stack (anonymous mappings are placed below it), so the old range [frame, top of the
+ * thread's stack) from the fiber covered the device range. */
+enum { STACK_BYTES = 1 << 20, RES_BYTES = 64 << 20 };
+static char *g_res;          /* the reservation */
+static const char *g_dev;    /* a "device" address in it */
+static int g_fiber_res[4];
+static ucontext_t g_main_uc, g_fiber_uc;
+
+static void on_fiber(void) {
+    volatile float local[8];
+    local[0] = 1.0f;
+    g_fiber_res[0] = mbc_plain_host(g_dev);               /* must be 0 */
+    g_fiber_res[1] = mbc_plain_host_known(g_dev);         /* must be 0 */
+    g_fiber_res[2] = mbc_on_own_stack(g_dev);             /* must be 0 */
+    g_fiber_res[3] = mbc_plain_host((const void *)&local[2]); /* 0 (unknown) is fine; 1 is not wrong either */
+}
+
+static volatile sig_atomic_t g_sig_res[3];
+static void on_signal(int sig) {
+    (void)sig;
+    g_sig_res[0] = mbc_plain_host(g_dev);
+    g_sig_res[1] = mbc_plain_host_known(g_dev);
+    g_sig_res[2] = mbc_on_own_stack(g_dev);
+}
+
+static void run_on_fiber(void) {
+    g_fiber_res[0] = g_fiber_res[1] = g_fiber_res[2] = -1;
+    getcontext(&g_fiber_uc);
+    g_fiber_uc.uc_stack.ss_sp = g_res;
+    g_fiber_uc.uc_stack.ss_size = STACK_BYTES;
+    g_fiber_uc.uc_link = &g_main_uc;
+    makecontext(&g_fiber_uc, on_fiber, 0);
+    CHECK(swapcontext(&g_main_uc, &g_fiber_uc) == 0);
+}
+
+static void *fiber_thread(void *arg) { /* a new thread: its stack range not looked up yet */
+    (void)arg;
+    run_on_fiber();
+    int *r = (int *)malloc(3 * sizeof(int));
+    if (r) memcpy(r, g_fiber_res, 3 * sizeof(int));
+    return r;
+}
+
+static void test_other_stacks(void) {
+    g_res = (char *)mmap(NULL, RES_BYTES, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                         -1, 0);
+    CHECK(g_res != MAP_FAILED);
+    if (g_res == MAP_FAILED) return;
+    CHECK(mprotect(g_res, STACK_BYTES, PROT_READ | PROT_WRITE) == 0);
+    g_dev = g_res + RES_BYTES / 2;
+    char here;
+    CHECKF((uintptr_t)g_dev < (uintptr_t)&here, "the reservation %p lies above the stack %p",
+           (void *)g_dev, (void *)&here);
+
+    /* the main thread, its stack range known (main has called mbc_plain_host) */
+    run_on_fiber();
+    CHECKF(g_fiber_res[0] == 0 && g_fiber_res[1] == 0 && g_fiber_res[2] == 0,
+           "from a fiber stack, a device-like address classified as host: %d %d %d",
+           g_fiber_res[0], g_fiber_res[1], g_fiber_res[2]);
+    /* a new thread whose first call is made on a fiber */
+    pthread_t t;
+    void *ret = NULL;
+    CHECK(pthread_create(&t, NULL, fiber_thread, NULL) == 0);
+    CHECK(pthread_join(t, &ret) == 0);
+    if (ret) {
+        const int *r = (const int *)ret;
+        CHECKF(r[0] == 0 && r[1] == 0 && r[2] == 0,
+               "first call of a thread from a fiber: %d %d %d", r[0], r[1], r[2]);
+        free(ret);
+    }
+
+    /* an alternate signal stack in the same reservation */
+    stack_t ss = {.ss_sp = g_res, .ss_size = STACK_BYTES, .ss_flags = 0}, old;
+    CHECK(sigaltstack(&ss, &old) == 0);
+    struct sigaction sa, olda;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sa.sa_flags = SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    CHECK(sigaction(SIGUSR1, &sa, &olda) == 0);
+    g_sig_res[0] = g_sig_res[1] = g_sig_res[2] = -1;
+    raise(SIGUSR1);
+    CHECKF(g_sig_res[0] == 0 && g_sig_res[1] == 0 && g_sig_res[2] == 0,
+           "from an alternate signal stack, a device-like address classified as host: %d %d %d",
+           (int)g_sig_res[0], (int)g_sig_res[1], (int)g_sig_res[2]);
+    sigaction(SIGUSR1, &olda, NULL);
+    ss.ss_flags = SS_DISABLE;
+    sigaltstack(&ss, NULL);
+
+    /* still right on the thread's own stack */
+    float arr[4];
+    arr[0] = 0;
+    CHECK(mbc_plain_host(arr) == 1);
+    CHECK(mbc_plain_host(arr + 3) == 1);
+
+    /* readability: the accessible head yes, the reservation no, an extent ending in it no */
+    CHECK(mbc_host_readable(g_res, 4096) == 1);
+    CHECK(mbc_host_readable(g_res + STACK_BYTES - 8, 8) == 1);
+    CHECK(mbc_host_readable(g_dev, 4) == 0);
+    CHECK(mbc_host_readable(g_res + STACK_BYTES - 8, 16) == 0);
+    CHECK(mbc_host_readable(arr, sizeof arr) == 1);
+    CHECK(mbc_host_readable(g_static_bss, sizeof g_static_bss) == 1);
+    munmap(g_res, RES_BYTES);
+    CHECK(mbc_host_readable(g_res, 4) == 0); /* unmapped */
+    CHECK(mbc_host_readable(NULL, 4) == 0);
+    char *w = (char *)mmap(NULL, 8192, PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (w != MAP_FAILED) { /* write-only is readable on x86 (no such protection); just no fault */
+        (void)mbc_host_readable(w, 8192);
+        munmap(w, 8192);
+    }
+}
+
 int main(void) {
     test_pool();
     test_stream_copy();
@@ -158,5 +283,6 @@ int main(void) {
         CHECK(r[1] == 0); /* another thread's stack: unknown */
         free(ret);
     }
+    test_other_stacks();
     return cpu_check_report("test_cblas_ptr_cpu");
 }

@@ -10,6 +10,7 @@
 #define MINIBLAS_CBLAS_INTERNAL_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <cblas.h> /* OpenBLAS's: the signatures and enum values we must match */
 
@@ -42,6 +43,9 @@ typedef struct mbc_config {
     int64_t ablocks;   /* MINIBLAS_CBLAS_ABLOCKS: row blocks of A in phase 2 */
     int eager_out;     /* MINIBLAS_CBLAS_EAGER_OUT: unpack finished C pieces between inputs */
     size_t chunk_max;  /* MINIBLAS_CBLAS_CHUNK_MB: largest pinned staging chunk, bytes */
+    int cuda_memory;   /* 0 when the probe found no CUDA device: no pointer can be device memory */
+    int64_t test_fail_gemm; /* MINIBLAS_CBLAS_TEST_FAIL_GEMM (tests): a staged gemm fails after
+                               this many of its GPU gemms; -1: off */
     int64_t xover[MBC_X_COUNT];
 } mbc_config;
 
@@ -53,9 +57,21 @@ void mbc_notice(const char *fmt, ...)
 #endif
     ;                         /* one line on stderr when verbose */
 extern int mbc_force;         /* MINIBLAS_CBLAS_PATH_* of miniblas_cblas_force_path */
-extern volatile int mbc_gpu_broken; /* a sticky CUDA error was seen: the GPU is off from now */
-extern volatile int mbc_exiting;    /* the process is exiting: CPU only */
+/* Flags that turn the GPU off for the rest of the process; written and read with
+ * mbc_flag_set / mbc_flag (atomics: threads read them while another sets them). */
+extern int mbc_gpu_broken; /* a sticky CUDA error was seen */
+extern int mbc_exiting;    /* the process is exiting (CUDA may be unloading) */
+extern int mbc_forked;     /* this is a child of fork(): CUDA is unusable here (fork.c) */
+static inline int mbc_flag(const int *f) { return __atomic_load_n(f, __ATOMIC_ACQUIRE); }
+static inline void mbc_flag_set(int *f) { __atomic_store_n(f, 1, __ATOMIC_RELEASE); }
 void mbc_quick_update(void);       /* recompute the small-call limits (after mbc_gpu_broken etc.) */
+void mbc_fork_init(void);          /* fork.c: the pthread_atfork handlers, from mbc_init */
+void mbc_gpu_atfork_child(void);   /* gpu.c: forget the parent's GPU state (no CUDA calls) */
+
+/* MINIBLAS_SGEMM, MINIBLAS_DGEMM, ... naming no rung of their op, or one this GPU / math mode
+ * does not permit: one line each on `out` (diag.c; called once, at initialisation, when a GPU
+ * is usable: calls on device pointers would fail). Returns the number of lines written. */
+int mbc_check_rung_env(int cc_major, int cc_minor, FILE *out);
 
 /* ------------------------------------------------------------------ CPU BLAS (cpu_blas.c) */
 
@@ -93,15 +109,31 @@ int mbc_cpu_gemm_colmajor(int dbl, int ta, int tb, int64_t m, int64_t n, int64_t
                           double alpha, const void *A, int64_t lda, const void *B, int64_t ldb,
                           double beta, void *C, int64_t ldc);
 
+/* C = beta C (beta == 0: C = 0, NaN not kept), column-major m x n: gemm with alpha == 0 or
+ * k == 0, where A and B are not referenced (and may be NULL). */
+void mbc_cpu_scale_c(int dbl, int64_t m, int64_t n, double beta, void *C, int64_t ldc);
+
 /* Error reporting: through the program's cblas_xerbla (or ours), or the Fortran xerbla_. */
 void mbc_report_cblas(int param, const char *routine, const char *message);
+/* The same for a gemm: row_major passes reference CBLAS's number of a row-major call (that of
+ * the column-major call it becomes: M 4 <-> 5 N, lda 9 <-> 11 ldb); `param` is the caller's
+ * number, which our default cblas_xerbla prints (as reference's swaps back). */
+void mbc_report_cblas_gemm(int param, int row_major, const char *routine, const char *message);
+int mbc_gemm_param_rowmajor(int param); /* caller's number <-> swapped number (an involution) */
 void mbc_report_fortran(int info, const char *routine6);
 
 /* ------------------------------------------------------------------ GPU side (gpu.c) */
 
-/* Where an operand lives. */
-enum { MBC_HOST = 0, MBC_PINNED = 1, MBC_DEVICE = 2 /* device or managed */ };
-int mbc_ptr_kind(const void *p); /* MBC_HOST when the GPU is off or the check is disabled */
+/* Where an operand lives. MBC_UNREACHABLE: not host memory, and no usable GPU to run on (a
+ * device pointer after a sticky CUDA error, at process exit, in a fork() child, or with the
+ * GPU disabled): the call is refused, never given to the CPU BLAS. */
+enum { MBC_HOST = 0, MBC_PINNED = 1, MBC_DEVICE = 2 /* device or managed */, MBC_UNREACHABLE = 3 };
+/* The kind of the operand [p, p + bytes). MBC_HOST for NULL, ordinary host memory, anything
+ * with MINIBLAS_CBLAS_PTR_CHECK=0 or when no CUDA device exists; otherwise CUDA's answer when
+ * the GPU is usable and CUDA gives one, else mbc_host_readable decides HOST / UNREACHABLE. */
+int mbc_ptr_kind(const void *p, size_t bytes);
+/* The part of mbc_ptr_kind without CUDA (entry.c): HOST or UNREACHABLE. */
+int mbc_ptr_kind_nocuda(const void *p, size_t bytes);
 
 /* A column-major gemm (already normalised), operands classified. */
 typedef struct mbc_gemm {
@@ -124,7 +156,9 @@ typedef struct mbc_progress {
 } mbc_progress;
 
 /* Each returns 0 on success, else nonzero with a sentence in msg (for the verbose notice).
- * A failure leaves host outputs untouched except for gemm's progress as described. */
+ * A failure leaves host outputs untouched except for gemm's progress as described, and for
+ * outputs the GPU writes in place (device memory; pinned C with beta == 0), which are then
+ * undefined. */
 int mbc_gpu_gemm(const mbc_gemm *g, mbc_progress *prog, char *msg, size_t msg_size);
 int mbc_gpu_asum(int dbl, int64_t n, const void *x, int64_t incx, int x_kind, double *result,
                  char *msg, size_t msg_size);

@@ -90,6 +90,13 @@ static void *worker(void *arg) {
     return NULL;
 }
 
+void mbc_pool_atfork_child(void) {
+    pthread_mutex_init(&pool_lock, NULL);
+    pthread_mutex_init(&wake_lock, NULL);
+    pthread_cond_init(&wake_cond, NULL);
+    nworkers = 0;
+}
+
 void mbc_pool_run(int64_t n, void (*fn)(void *, int64_t), void *ctx, int nthreads) {
     if (n <= 0) return;
     if (nthreads > POOL_MAX + 1) nthreads = POOL_MAX + 1;

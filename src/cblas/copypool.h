@@ -12,4 +12,8 @@
 
 void mbc_pool_run(int64_t n, void (*fn)(void *ctx, int64_t i), void *ctx, int nthreads);
 
+/* In the child of fork(): the parent's workers do not exist here and its locks may be held;
+ * start afresh (workers are started again on demand). */
+void mbc_pool_atfork_child(void);
+
 #endif

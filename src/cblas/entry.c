@@ -24,8 +24,7 @@
 
 mbc_config mbc_cfg;
 int mbc_force = MINIBLAS_CBLAS_PATH_AUTO;
-volatile int mbc_gpu_broken;
-volatile int mbc_exiting;
+int mbc_gpu_broken, mbc_exiting, mbc_forked;
 static _Thread_local int t_last_path __attribute__((tls_model("initial-exec"))) = MINIBLAS_CBLAS_PATH_NONE;
 
 /* The crossover table: every size rule of the CPU/GPU decision, in one place; each is
@@ -79,7 +78,7 @@ static int64_t env_int(const char *name, int64_t def) {
 }
 
 static void on_exit_flag(void) {
-    mbc_exiting = 1;
+    mbc_flag_set(&mbc_exiting);
     mbc_quick_update();
 }
 
@@ -120,13 +119,16 @@ static void init_once(void) {
     mbc_cfg.ptr_check = env_int("MINIBLAS_CBLAS_PTR_CHECK", 1) != 0;
     mbc_ptr_init();
     mbc_cfg.device = (int)env_int("MINIBLAS_CBLAS_DEVICE", 0);
+    mbc_cfg.test_fail_gemm = env_int("MINIBLAS_CBLAS_TEST_FAIL_GEMM", -1);
 
     mbc_cpu_load();
 
     char msg[256] = "disabled by MINIBLAS_CBLAS_GPU=0";
     mbc_cfg.gpu = 0;
+    mbc_cfg.cuda_memory = 1; /* GPU disabled: device pointers may still exist */
     if (env_int("MINIBLAS_CBLAS_GPU", 1) != 0) mbc_cfg.gpu = mbc_gpu_probe(mbc_cfg.device, msg, sizeof msg);
     atexit(on_exit_flag);
+    mbc_fork_init();
     mbc_notice("CPU BLAS: %s; %s%s", mbc_cpu.handle ? mbc_cpu.name : "none loaded", msg,
                mbc_cfg.gpu ? "" : " (CPU BLAS only)");
     mbc_quick_update(); /* last: the quick paths open */
@@ -147,10 +149,18 @@ int miniblas_cblas_last_path(void) { return t_last_path; }
 
 int miniblas_cblas_gpu_available(void) {
     mbc_init();
-    return mbc_cfg.gpu && !mbc_gpu_broken;
+    return mbc_cfg.gpu && !mbc_flag(&mbc_gpu_broken) && !mbc_flag(&mbc_forked);
 }
 
-static int gpu_usable(void) { return mbc_cfg.gpu && !mbc_gpu_broken && !mbc_exiting; }
+static int gpu_usable(void) {
+    return mbc_cfg.gpu && !mbc_flag(&mbc_gpu_broken) && !mbc_flag(&mbc_exiting) &&
+           !mbc_flag(&mbc_forked);
+}
+
+int mbc_ptr_kind_nocuda(const void *p, size_t bytes) {
+    if (!p || !mbc_cfg.ptr_check || !mbc_cfg.cuda_memory || mbc_plain_host(p)) return MBC_HOST;
+    return mbc_host_readable(p, bytes) ? MBC_HOST : MBC_UNREACHABLE;
+}
 
 static int forced(void) { return __atomic_load_n(&mbc_force, __ATOMIC_RELAXED); }
 
@@ -194,7 +204,10 @@ static int cpu_has_entry(int q) {
 
 void mbc_quick_update(void) {
     int usable = gpu_usable(), f = forced();
-    __atomic_store_n(&g_qall, !usable || !mbc_cfg.ptr_check, __ATOMIC_RELAXED);
+    /* every pointer host without asking: only where none can be device memory (no CUDA device,
+     * or the user turned the check off); a GPU that is off (broken, exiting, forked, disabled)
+     * leaves device pointers in the program, which mbc_ptr_kind must refuse */
+    __atomic_store_n(&g_qall, !mbc_cfg.cuda_memory || !mbc_cfg.ptr_check, __ATOMIC_RELAXED);
     for (int i = 0; i < MBC_X_COUNT; ++i) {
         int64_t lim = INT64_MAX; /* no GPU: every size */
         if (mbc_cfg.verbose >= 2)
@@ -257,7 +270,8 @@ static inline int quick_ptr(const void *p) {
 /* The quick path of gemm: 1 when a call with these arguments may go straight to the CPU BLAS
  * as given: k > 0 and alpha != 0 (else BLAS's special cases, done by gemm_entry), surely valid
  * (the shared check's fast form: plain transposes and layout), small, and on ordinary host
- * memory. */
+ * memory. The callers read the CPU BLAS's symbol only after this (its acquire load of the
+ * limit, nonzero once initialisation has published the table). */
 static int quick_gemm(int dbl, int layout, int transa, int transb, int64_t m, int64_t n,
                       int64_t k, double alpha, const void *A, int64_t lda, const void *B,
                       int64_t ldb, const void *C, int64_t ldc) {
@@ -283,11 +297,41 @@ static void done(int path, const char *routine, const char *shape) {
         fprintf(stderr, "miniblas_cblas: %s %s -> %s\n", routine, shape, path_name(path));
 }
 
-/* Report "this call cannot be computed" (not an argument error): parameter 0. */
-static void cannot(const char *routine, const char *why) {
+/* Report "this call cannot be computed" (not an argument error): parameter 0. `output`
+ * says what became of the output: "nothing was written", or that it is undefined. */
+static void cannot_out(const char *routine, const char *why, const char *output) {
     char m[400];
-    snprintf(m, sizeof m, "miniblas_cblas: %s cannot run: %s; nothing was written", routine, why);
+    snprintf(m, sizeof m, "miniblas_cblas: %s cannot run: %s; %s", routine, why, output);
     mbc_report_cblas(0, routine, m);
+}
+static void cannot(const char *routine, const char *why) {
+    cannot_out(routine, why, "nothing was written");
+}
+
+/* An operand that is not host memory while no GPU can run the call: refused with the
+ * operand's parameter number (the caller's numbering), nothing written. */
+static void unreachable(int param, const char *routine, const char *operand) {
+    char m[400];
+    snprintf(m, sizeof m,
+             "miniblas_cblas: %s: %s is not host memory (device memory?) and the GPU cannot be "
+             "used (%s); nothing was written",
+             routine, operand,
+             mbc_flag(&mbc_forked)     ? "a child of fork()"
+             : mbc_flag(&mbc_exiting)  ? "the process is exiting"
+             : mbc_flag(&mbc_gpu_broken) ? "a CUDA error made it unusable"
+             : mbc_cfg.gpu             ? "CUDA could not classify the pointer"
+                                       : "the GPU is disabled or not found");
+    mbc_report_cblas(param, routine, m);
+}
+
+/* Bytes spanned by a column-major rows x cols matrix with leading dimension ld (0: empty). */
+static size_t span2d(int64_t rows, int64_t cols, int64_t ld, size_t e) {
+    return rows > 0 && cols > 0 ? ((size_t)(cols - 1) * (size_t)ld + (size_t)rows) * e : 0;
+}
+/* Bytes spanned by n elements at increment inc (BLAS: the lowest address is x either way). */
+static size_t span1d(int64_t n, int64_t inc, size_t e) {
+    uint64_t a = inc < 0 ? (uint64_t)0 - (uint64_t)inc : (uint64_t)inc;
+    return n > 0 ? ((size_t)(n - 1) * (size_t)a + 1) * e : 0;
 }
 
 /* ------------------------------------------------------------------ gemm */
@@ -305,7 +349,7 @@ static void gemm_entry(int dbl, int fortran, int layout, int transa, int transb,
         if (fortran)
             mbc_report_fortran(p - 1, dbl ? "DGEMM " : "SGEMM "); /* Fortran has no layout */
         else
-            mbc_report_cblas(p, routine, ce.message);
+            mbc_report_cblas_gemm(p, layout == CblasRowMajor, routine, ce.message);
         return;
     }
     if (m == 0 || n == 0) return;
@@ -321,9 +365,20 @@ static void gemm_entry(int dbl, int fortran, int layout, int transa, int transb,
     }
     int touched = k > 0 && alpha != 0;
     int gpu = gpu_usable();
-    if (gpu) {
-        g.c_kind = mbc_ptr_kind(C);
-        if (touched) g.a_kind = mbc_ptr_kind(g.A), g.b_kind = mbc_ptr_kind(g.B);
+    g.c_kind = mbc_ptr_kind(C, span2d(g.m, g.n, g.ldc, e));
+    if (touched) {
+        g.a_kind = mbc_ptr_kind(g.A, span2d(g.ta ? k : g.m, g.ta ? g.m : k, g.lda, e));
+        g.b_kind = mbc_ptr_kind(g.B, span2d(g.tb ? g.n : k, g.tb ? k : g.n, g.ldb, e));
+    }
+    if (g.a_kind == MBC_UNREACHABLE || g.b_kind == MBC_UNREACHABLE || g.c_kind == MBC_UNREACHABLE) {
+        int a_bad = (layout == CblasRowMajor ? g.b_kind : g.a_kind) == MBC_UNREACHABLE;
+        int b_bad = (layout == CblasRowMajor ? g.a_kind : g.b_kind) == MBC_UNREACHABLE;
+        int param = a_bad ? 8 : b_bad ? 10 : 13;
+        if (fortran)
+            mbc_report_fortran(param - 1, dbl ? "DGEMM " : "SGEMM ");
+        else
+            unreachable(param, routine, a_bad ? "A" : b_bad ? "B" : "C");
+        return;
     }
     int any_dev = g.a_kind == MBC_DEVICE || g.b_kind == MBC_DEVICE || g.c_kind == MBC_DEVICE;
     int all_dev = g.c_kind == MBC_DEVICE && (!touched || (g.a_kind == MBC_DEVICE && g.b_kind == MBC_DEVICE));
@@ -351,7 +406,13 @@ static void gemm_entry(int dbl, int fortran, int layout, int transa, int transb,
             return;
         }
         if (any_dev || !cpu_have) {
-            cannot(routine, any_dev ? "the GPU failed on device operands" : "the GPU failed and no CPU BLAS");
+            /* What the GPU may have left in C: device C is updated in place and pinned C with
+             * beta == 0 by DMA, piece by piece; host C is final up to the progress and
+             * untouched beyond. With beta != 0 a partial update cannot be undone. */
+            int partial = g.c_kind == MBC_DEVICE || (g.c_kind == MBC_PINNED && beta == 0) ||
+                          pr.done_col > 0 || pr.done_row > 0;
+            cannot_out(routine, any_dev ? "the GPU failed on device operands" : "the GPU failed and no CPU BLAS",
+                       partial ? "C is undefined (the GPU had written part of it)" : "nothing was written");
             mbc_notice("%s: %s", routine, msg);
             return;
         }
@@ -361,16 +422,16 @@ static void gemm_entry(int dbl, int fortran, int layout, int transa, int transb,
             int64_t dc = pr.done_col, dr = pr.done_row;
             const char *Ab = g.A, *Bb = g.B;
             char *Cb = g.C;
-            if (dr > 0) {
+            if (dr > 0) { /* the rest of column dc (A and B not touched unless `touched`) */
                 mbc_cpu_gemm_colmajor(dbl, g.ta, g.tb, g.m - dr, 1, k, alpha,
-                                      touched ? Ab + (size_t)(g.ta ? dr * g.lda : dr) * e : Ab, g.lda,
-                                      touched ? Bb + (size_t)(g.tb ? dc : dc * g.ldb) * e : Bb, g.ldb,
+                                      touched ? Ab + (size_t)(g.ta ? dr * g.lda : dr) * e : NULL, g.lda,
+                                      touched ? Bb + (size_t)(g.tb ? dc : dc * g.ldb) * e : NULL, g.ldb,
                                       beta, Cb + (size_t)(dr + dc * g.ldc) * e, g.ldc);
                 ++dc;
             }
             if (dc < g.n)
-                mbc_cpu_gemm_colmajor(dbl, g.ta, g.tb, g.m, g.n - dc, k, alpha, Ab, g.lda,
-                                      touched ? Bb + (size_t)(g.tb ? dc : dc * g.ldb) * e : Bb, g.ldb,
+                mbc_cpu_gemm_colmajor(dbl, g.ta, g.tb, g.m, g.n - dc, k, alpha, touched ? Ab : NULL, g.lda,
+                                      touched ? Bb + (size_t)(g.tb ? dc : dc * g.ldb) * e : NULL, g.ldb,
                                       beta, Cb + (size_t)dc * (size_t)g.ldc * e, g.ldc);
             done(MINIBLAS_CBLAS_PATH_GPU_FALLBACK, routine, shape);
             return;
@@ -378,14 +439,7 @@ static void gemm_entry(int dbl, int fortran, int layout, int transa, int transb,
     }
     if (!touched) { /* C = beta C here: some CPU BLAS (OpenBLAS's small-matrix kernels) read
                        A and B even when alpha == 0, where BLAS says they are not referenced */
-        for (int64_t j = 0; j < g.n; ++j)
-            for (int64_t i = 0; i < g.m; ++i) {
-                size_t at = (size_t)i + (size_t)j * (size_t)g.ldc;
-                if (dbl)
-                    ((double *)g.C)[at] = beta == 0 ? 0.0 : beta * ((double *)g.C)[at];
-                else
-                    ((float *)g.C)[at] = beta == 0 ? 0.0f : (float)beta * ((float *)g.C)[at];
-            }
+        mbc_cpu_scale_c(dbl, g.m, g.n, beta, g.C, g.ldc);
         done(fell_back ? MINIBLAS_CBLAS_PATH_GPU_FALLBACK : MINIBLAS_CBLAS_PATH_CPU, routine, shape);
         return;
     }
@@ -415,8 +469,8 @@ void cblas_sgemm(OPENBLAS_CONST enum CBLAS_ORDER Order, OPENBLAS_CONST enum CBLA
                  OPENBLAS_CONST float *A, OPENBLAS_CONST blasint lda, OPENBLAS_CONST float *B,
                  OPENBLAS_CONST blasint ldb, OPENBLAS_CONST float beta, float *C,
                  OPENBLAS_CONST blasint ldc) {
-    if (mbc_cpu.cblas_sgemm &&
-        quick_gemm(0, Order, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, C, ldc)) {
+    if (quick_gemm(0, Order, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, C, ldc) &&
+        mbc_cpu.cblas_sgemm) {
         t_last_path = MINIBLAS_CBLAS_PATH_CPU;
         mbc_cpu.cblas_sgemm(Order, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
         return;
@@ -430,8 +484,8 @@ void cblas_dgemm(OPENBLAS_CONST enum CBLAS_ORDER Order, OPENBLAS_CONST enum CBLA
                  OPENBLAS_CONST double *A, OPENBLAS_CONST blasint lda, OPENBLAS_CONST double *B,
                  OPENBLAS_CONST blasint ldb, OPENBLAS_CONST double beta, double *C,
                  OPENBLAS_CONST blasint ldc) {
-    if (mbc_cpu.cblas_dgemm &&
-        quick_gemm(1, Order, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, C, ldc)) {
+    if (quick_gemm(1, Order, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, C, ldc) &&
+        mbc_cpu.cblas_dgemm) {
         t_last_path = MINIBLAS_CBLAS_PATH_CPU;
         mbc_cpu.cblas_dgemm(Order, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
         return;
@@ -497,8 +551,16 @@ static double reduce_entry(int q, int64_t n, const void *x, int64_t incx, const 
     if (n <= 0 || (!is_dot && incx <= 0)) return 0;
     mbc_init();
     int gpu = gpu_usable();
-    int xk = gpu ? mbc_ptr_kind(x) : MBC_HOST;
-    int yk = gpu && is_dot ? mbc_ptr_kind(y) : MBC_HOST;
+    int xk = mbc_ptr_kind(x, span1d(n, incx, e));
+    int yk = is_dot ? mbc_ptr_kind(y, span1d(n, incy, e)) : MBC_HOST;
+    if (xk == MBC_UNREACHABLE || yk == MBC_UNREACHABLE) {
+        if (fortran) /* Fortran's xerbla_ has no room for a sentence: the number only */
+            mbc_report_fortran(xk == MBC_UNREACHABLE ? 2 : 4,
+                               is_dot ? (dbl ? "DDOT  " : "SDOT  ") : (dbl ? "DASUM " : "SASUM "));
+        else
+            unreachable(xk == MBC_UNREACHABLE ? 2 : 4, routine, xk == MBC_UNREACHABLE ? "x" : "y");
+        return 0;
+    }
     int any_dev = xk == MBC_DEVICE || yk == MBC_DEVICE;
     int all_dev = xk == MBC_DEVICE && (!is_dot || yk == MBC_DEVICE);
     int cpu_have = cpu_has_reduce(dbl, is_dot);
@@ -587,7 +649,11 @@ static void omatcopy_entry(int dbl, int layout, int trans, int64_t rows, int64_t
     int t = mb_trans_code(trans);
     int64_t r = layout == CblasColMajor ? rows : cols, c = layout == CblasColMajor ? cols : rows;
     int gpu = gpu_usable();
-    int ak = gpu ? mbc_ptr_kind(A) : MBC_HOST, bk = gpu ? mbc_ptr_kind(B) : MBC_HOST;
+    int ak = mbc_ptr_kind(A, span2d(r, c, lda, e)), bk = mbc_ptr_kind(B, span2d(t ? c : r, t ? r : c, ldb, e));
+    if (ak == MBC_UNREACHABLE || bk == MBC_UNREACHABLE) {
+        unreachable(ak == MBC_UNREACHABLE ? 6 : 8, routine, ak == MBC_UNREACHABLE ? "A" : "B");
+        return;
+    }
     int any_dev = ak == MBC_DEVICE || bk == MBC_DEVICE;
     int all_dev = ak == MBC_DEVICE && bk == MBC_DEVICE;
     int go_gpu = any_dev;
@@ -608,7 +674,8 @@ static void omatcopy_entry(int dbl, int layout, int trans, int64_t rows, int64_t
             return;
         }
         if (any_dev) {
-            cannot(routine, "the GPU failed on device operands");
+            cannot_out(routine, "the GPU failed on device operands",
+                       bk == MBC_HOST ? "nothing was written" : "B is undefined (the GPU may have written part of it)");
             mbc_notice("%s: %s", routine, msg);
             return;
         }
@@ -686,8 +753,9 @@ void sgemm_(const char *transa, const char *transb, const blasint *m, const blas
             const float *b, const blasint *ldb, const float *beta, float *c, const blasint *ldc,
             size_t transa_len, size_t transb_len) {
     (void)transa_len, (void)transb_len;
-    if (mbc_cpu.sgemm_ && quick_gemm(0, CblasColMajor, ftrans(transa), ftrans(transb), *m, *n, *k,
-                                     *alpha, a, *lda, b, *ldb, c, *ldc)) {
+    if (quick_gemm(0, CblasColMajor, ftrans(transa), ftrans(transb), *m, *n, *k, *alpha, a, *lda,
+                   b, *ldb, c, *ldc) &&
+        mbc_cpu.sgemm_) {
         t_last_path = MINIBLAS_CBLAS_PATH_CPU;
         mbc_cpu.sgemm_(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, transa_len,
                         transb_len);
@@ -702,8 +770,9 @@ void dgemm_(const char *transa, const char *transb, const blasint *m, const blas
             const double *b, const blasint *ldb, const double *beta, double *c,
             const blasint *ldc, size_t transa_len, size_t transb_len) {
     (void)transa_len, (void)transb_len;
-    if (mbc_cpu.dgemm_ && quick_gemm(1, CblasColMajor, ftrans(transa), ftrans(transb), *m, *n, *k,
-                                     *alpha, a, *lda, b, *ldb, c, *ldc)) {
+    if (quick_gemm(1, CblasColMajor, ftrans(transa), ftrans(transb), *m, *n, *k, *alpha, a, *lda,
+                   b, *ldb, c, *ldc) &&
+        mbc_cpu.dgemm_) {
         t_last_path = MINIBLAS_CBLAS_PATH_CPU;
         mbc_cpu.dgemm_(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, transa_len,
                         transb_len);

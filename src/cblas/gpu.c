@@ -99,6 +99,7 @@ typedef struct mbc_state {
     mbc_trace tr;
     cudaEvent_t tev[NTEV + 1]; /* verbose 2: [0, ntev) around the gemms, [NTEV] the call's start */
     int ntev;                  /* -1: no GPU trace in this call */
+    int64_t ngemm;             /* gemms queued in this call (MINIBLAS_CBLAS_TEST_FAIL_GEMM) */
 } mbc_state;
 
 static pthread_key_t g_key;
@@ -114,7 +115,8 @@ static void state_release(void *p) { /* thread exit: back to the pool, no CUDA c
     pthread_mutex_unlock(&g_pool_lock);
 }
 
-static void key_init(void) { pthread_key_create(&g_key, state_release); }
+static int g_key_made;
+static void key_init(void) { g_key_made = pthread_key_create(&g_key, state_release) == 0; }
 
 static void state_destroy(mbc_state *s) {
     for (int i = 0; i < NIN; ++i) {
@@ -194,6 +196,7 @@ static mbc_state *get_state(char *msg, size_t msg_size) {
 int mbc_gpu_probe(int device, char *msg, size_t msg_size) {
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
+    mbc_cfg.cuda_memory = e == cudaSuccess && count > 0; /* else no device memory can exist */
     if (e != cudaSuccess || count == 0) {
         snprintf(msg, msg_size, "no usable GPU (%s)",
                  e != cudaSuccess ? cudaGetErrorString(e) : "no device");
@@ -212,23 +215,38 @@ int mbc_gpu_probe(int device, char *msg, size_t msg_size) {
         return 0;
     }
     snprintf(msg, msg_size, "GPU %d: %s", device, prop.name);
+    mbc_check_rung_env(prop.major, prop.minor, stderr); /* a bad MINIBLAS_SGEMM=...: say so once */
     return 1;
 }
 
-int mbc_ptr_kind(const void *p) {
-    if (!p || !mbc_cfg.gpu || !mbc_cfg.ptr_check || mbc_gpu_broken) return MBC_HOST;
+int mbc_ptr_kind(const void *p, size_t bytes) {
+    if (!p || !mbc_cfg.ptr_check || !mbc_cfg.cuda_memory) return MBC_HOST;
     if (mbc_plain_host(p)) return MBC_HOST; /* heap, stack, static data: no CUDA query */
-    struct cudaPointerAttributes a;
-    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    /* Only while the GPU is usable: after a sticky error, at exit or in a fork() child CUDA
+     * cannot answer (or must not be called); the address range decides then. */
+    if (mbc_cfg.gpu && !mbc_flag(&mbc_gpu_broken) && !mbc_flag(&mbc_exiting) &&
+        !mbc_flag(&mbc_forked)) {
+        struct cudaPointerAttributes a;
+        if (cudaPointerGetAttributes(&a, p) == cudaSuccess) {
+            switch (a.type) {
+            case cudaMemoryTypeDevice:
+            case cudaMemoryTypeManaged: return MBC_DEVICE;
+            case cudaMemoryTypeHost: return MBC_PINNED;
+            default: return MBC_HOST;
+            }
+        }
         cudaGetLastError(); /* older runtimes: unregistered host memory is an error */
-        return MBC_HOST;
     }
-    switch (a.type) {
-    case cudaMemoryTypeDevice:
-    case cudaMemoryTypeManaged: return MBC_DEVICE;
-    case cudaMemoryTypeHost: return MBC_PINNED;
-    default: return MBC_HOST;
-    }
+    return mbc_ptr_kind_nocuda(p, bytes);
+}
+
+void mbc_gpu_atfork_child(void) {
+    /* The parent's per-thread state holds its CUDA objects: never used here (the GPU is off
+     * in the child) nor given back to the pool at thread exit; the pool's lock may have been
+     * held by another thread of the parent. */
+    pthread_mutex_init(&g_pool_lock, NULL);
+    g_pool = NULL;
+    if (g_key_made) pthread_setspecific(g_key, NULL);
 }
 
 /* ------------------------------------------------------------------ host copies */
@@ -565,6 +583,7 @@ static int frame_enter(mbc_frame *f, size_t elem, char *msg, size_t msg_size) {
     for (int i = 0; i < NOUT; ++i) f->s->out[i].busy = 0;
     f->s->prog.done_col = 0;
     f->s->prog.done_row = 0;
+    f->s->ngemm = 0;
     memset(&f->s->tr, 0, sizeof f->s->tr);
     f->s->tr.t0 = now_ms();
     f->s->tr_which = 0;
@@ -573,7 +592,8 @@ static int frame_enter(mbc_frame *f, size_t elem, char *msg, size_t msg_size) {
 
 /* End of a call: on failure, wait for whatever is queued (ignoring errors), decide whether
  * the error is sticky (then the GPU is off for the rest of the process), and describe it. */
-static int frame_leave(mbc_frame *f, cudaError_t err, miniblas_status_t st, const char *what) {
+static int frame_leave_detail(mbc_frame *f, cudaError_t err, miniblas_status_t st,
+                              const char *what, const char *detail) {
     mbc_state *s = f->s;
     int rc = 0;
     if (err != cudaSuccess || st != MINIBLAS_STATUS_SUCCESS) {
@@ -583,13 +603,13 @@ static int frame_leave(mbc_frame *f, cudaError_t err, miniblas_status_t st, cons
                      cudaGetErrorName(err));
         else
             snprintf(f->msg, f->msg_size, "%s: %s (%s)", what, miniblas_status_string(st),
-                     miniblas_last_error(s->h));
+                     detail ? detail : miniblas_last_error(s->h));
         cudaStreamSynchronize(s->s_in);
         cudaStreamSynchronize(s->s_comp);
         cudaStreamSynchronize(s->s_out);
         cudaGetLastError();
         if (cudaDeviceSynchronize() != cudaSuccess) { /* the context is gone */
-            mbc_gpu_broken = 1;
+            mbc_flag_set(&mbc_gpu_broken);
             mbc_quick_update();
             cudaGetLastError();
         }
@@ -597,6 +617,10 @@ static int frame_leave(mbc_frame *f, cudaError_t err, miniblas_status_t st, cons
     }
     if (f->prev_device >= 0 && f->prev_device != mbc_cfg.device) cudaSetDevice(f->prev_device);
     return rc;
+}
+
+static int frame_leave(mbc_frame *f, cudaError_t err, miniblas_status_t st, const char *what) {
+    return frame_leave_detail(f, err, st, what, NULL);
 }
 
 static cudaError_t sync_all(mbc_state *s) {
@@ -709,6 +733,13 @@ static cudaError_t queue_gemm(mbc_state *s, const gemm_job *j, int64_t r0, int64
     miniblas_transpose_t tb = g->tb ? MiniblasTrans : MiniblasNoTrans;
     const char *A = devA(j, r0, q0), *B = devB(j, q0, c0);
     char *C = at(j->dC, j->ldC, r0, c0, j->e);
+    if (mbc_cfg.test_fail_gemm >= 0 && s->ngemm++ >= mbc_cfg.test_fail_gemm) {
+        /* MINIBLAS_CBLAS_TEST_FAIL_GEMM (tests): a real failure of the handle, its cause in
+         * miniblas_last_error, after the gemms queued so far (which run and may write C) */
+        *st = miniblas_set_rung(s->h, g->dbl ? MINIBLAS_OP_DGEMM : MINIBLAS_OP_SGEMM,
+                                "(MINIBLAS_CBLAS_TEST_FAIL_GEMM)");
+        return cudaSuccess;
+    }
     trace_gpu_mark(s);
     if (g->dbl)
         *st = miniblas_dgemm(s->h, MiniblasColMajor, ta, tb, m, n, k, g->alpha,
@@ -1069,12 +1100,16 @@ int mbc_gpu_gemm(const mbc_gemm *g, mbc_progress *prog, char *msg, size_t msg_si
     } else {
         err = gemm_staged(s, g, &what, &st);
     }
+    /* the cause, before resetting the rung (a successful call clears the handle's error) */
+    char detail[300] = "";
+    if (err == cudaSuccess && st != MINIBLAS_STATUS_SUCCESS)
+        snprintf(detail, sizeof detail, "%s", miniblas_last_error(s->h));
     if (pinned) miniblas_set_rung(s->h, g->dbl ? MINIBLAS_OP_DGEMM : MINIBLAS_OP_SGEMM, "auto");
     if (mbc_cfg.verbose >= 2) gemm_trace(s, g, err != cudaSuccess || st != MINIBLAS_STATUS_SUCCESS);
     *prog = s->prog;
     if (g->c_kind == MBC_PINNED && g->beta == 0)
         prog->done_col = prog->done_row = 0; /* unknown: recompute all (beta == 0) */
-    return frame_leave(&f, err, st, what);
+    return frame_leave_detail(&f, err, st, what, detail);
 }
 
 /* ------------------------------------------------------------------ reductions */
