@@ -215,7 +215,7 @@ static int buf_alloc(buf *b, int kind, size_t bytes, char *msg, size_t msz) {
         p = mmap(NULL, b->map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p == MAP_FAILED) p = NULL;
         if (p && kind == K_REGISTERED) {
-            e = cudaHostRegister(p, b->map_bytes, cudaHostRegisterDefault);
+            e = cudaHostRegister(p, b->map_bytes, cudaHostRegisterMapped | cudaHostRegisterPortable);
             if (e != cudaSuccess) {
                 munmap(p, b->map_bytes);
                 p = NULL;
