@@ -1061,7 +1061,9 @@ static void case_reduce(fcase *fc, rng *r, int dot) {
     const void *py = !dot ? NULL : bad == 3 ? NULL : by.api + (size_t)oy * es;
     double hres[3];
     memcpy(hres, res_img, sizeof hres);
+#ifndef MB_FUZZ_CBLAS
     void *pres = bad == 4 ? NULL : device_result ? (void *)(bres.api + es) : (void *)((char *)hres + es);
+#endif
     outcome oc_;
     memset(&oc_, 0, sizeof oc_);
 #ifdef MB_FUZZ_CBLAS
