@@ -8,8 +8,8 @@
 #           (default: build,test,memcheck,racecheck,initcheck,synccheck,bench)
 #
 # Each phase has a time limit (MB_T_<PHASE> seconds) so a slow phase cannot eat the others; a
-# sanitizer phase (MB_T_MEMCHECK, MB_T_RACECHECK, MB_T_INITCHECK, MB_T_SYNCCHECK, default 900 s
-# each) also limits each test executable (MB_T_SANITIZE, default 240 s) and names the tests it
+# sanitizer phase (MB_T_MEMCHECK, MB_T_RACECHECK, MB_T_INITCHECK, MB_T_SYNCCHECK, default 540 s
+# each) also limits each test executable (MB_T_SANITIZE, default 150 s) and names the tests it
 # had no time left for. The summary gives each tool's error count, in total and per test.
 # MB_SAN_FILTER (a regular expression) limits the sanitizer phases to some test executables.
 # On the lent GPU machine, first: source .device-deps/setup.sh (OpenBLAS).
@@ -62,9 +62,9 @@ sanitize() { # tool phase-limit-seconds [extra compute-sanitizer options]
     [[ $name =~ ${MB_SAN_FILTER:-.} ]] || continue
     local left=$(( limit - ($(date +%s) - t0) ))
     if [ "$left" -le 5 ]; then skipped="$skipped $name"; continue; fi
-    [ "$left" -gt "${MB_T_SANITIZE:-240}" ] && left=${MB_T_SANITIZE:-240}
+    [ "$left" -gt "${MB_T_SANITIZE:-150}" ] && left=${MB_T_SANITIZE:-150}
     echo "### $tool $name"
-    MINIBLAS_TEST_QUICK=1 MINIBLAS_FUZZ_SECONDS=${MB_SAN_FUZZ_SECONDS:-20} timeout "$left" \
+    MINIBLAS_TEST_QUICK=1 MINIBLAS_FUZZ_SECONDS=${MB_SAN_FUZZ_SECONDS:-15} timeout "$left" \
       compute-sanitizer --tool "$tool" "$@" --error-exitcode 9 "$exe" >"$out/.san.tmp" 2>&1
     r=$?
     # "ERROR SUMMARY: N errors" (memcheck, initcheck, synccheck); racecheck prints
@@ -84,7 +84,7 @@ sanitize() { # tool phase-limit-seconds [extra compute-sanitizer options]
 : >"$out/sanitizer.log"
 for tool in memcheck racecheck initcheck synccheck; do
   lim_var=MB_T_$(echo "$tool" | tr '[:lower:]' '[:upper:]')
-  has "$tool" && sanitize "$tool" "${!lim_var:-900}" >>"$out/sanitizer.log" 2>&1
+  has "$tool" && sanitize "$tool" "${!lim_var:-540}" >>"$out/sanitizer.log" 2>&1
 done
 
 if has bench; then
