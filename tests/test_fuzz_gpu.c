@@ -272,6 +272,9 @@ static int buf_put(buf *b, const void *src, size_t bytes, char *msg, size_t msz)
         return 0;
     }
     cudaError_t e = cudaMemcpy(b->host, src, bytes, cudaMemcpyDefault);
+    /* a pageable upload may return before its DMA lands, and the library's streams need not
+     * wait for the legacy stream: wait here */
+    if (e == cudaSuccess) e = cudaStreamSynchronize(0);
     if (e != cudaSuccess) snprintf(msg, msz, "upload: %s", cudaGetErrorString(e));
     return e == cudaSuccess ? 0 : -1;
 }
