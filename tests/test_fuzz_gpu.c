@@ -987,8 +987,9 @@ static void case_reduce(fcase *fc, rng *r, int dot) {
     if (n > 5000 && (incy == 1000 || incy == -1000)) incy = -2;
     if (n == 1 && chance(r, 30)) incx = INT64_MIN, incy = chance(r, 50) ? INT64_MAX : -INT64_MAX;
 #ifdef MB_FUZZ_CBLAS
-    if (incx < INT32_MIN || incx > INT32_MAX) incx = 1;
-    if (incy < INT32_MIN || incy > INT32_MAX) incy = -1;
+    /* blasint is 32-bit: its own extremes (n == 1 only) */
+    if (incx < INT32_MIN || incx > INT32_MAX) incx = incx < 0 ? INT32_MIN : INT32_MAX;
+    if (incy < INT32_MIN || incy > INT32_MAX) incy = incy < 0 ? -INT32_MAX : INT32_MAX;
     const int device_result = 0;
 #else
     const int device_result = !g_selftest && chance(r, 40);
