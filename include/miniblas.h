@@ -39,7 +39,12 @@ typedef enum miniblas_status {
     MINIBLAS_STATUS_ALLOC_FAILED = 3,    /* device or pinned allocation failed */
     MINIBLAS_STATUS_CUDA_ERROR = 4,      /* a CUDA runtime call or a kernel launch failed */
     MINIBLAS_STATUS_UNKNOWN_RUNG = 5,    /* rung name not in the op's table (API or environment) */
-    MINIBLAS_STATUS_NOT_SUPPORTED = 6    /* e.g. a reduced-precision rung while math mode forbids it */
+    MINIBLAS_STATUS_NOT_SUPPORTED = 6,   /* e.g. a reduced-precision rung while math mode forbids it */
+    /* Only from miniblas_create (miniblas_last_create_error() gives the detail): */
+    MINIBLAS_STATUS_NO_DRIVER = 7,         /* no NVIDIA driver (libcuda missing, or a stub) */
+    MINIBLAS_STATUS_NO_DEVICE = 8,         /* a driver, but no visible GPU */
+    MINIBLAS_STATUS_DRIVER_TOO_OLD = 9,    /* the driver is older than the CUDA runtime */
+    MINIBLAS_STATUS_DEVICE_UNAVAILABLE = 10 /* GPU busy (exclusive mode), prohibited, not ready */
 } miniblas_status_t;
 
 /* Same values as CBLAS_ORDER / CBLAS_TRANSPOSE, so cblas enums convert by value. */
@@ -86,6 +91,13 @@ const char *miniblas_status_string(miniblas_status_t status);
  * makes the new stream wait for the work queued on the old one). Reads the
  * environment (MINIBLAS_<OP>=rung, MINIBLAS_MATH_MODE) once, here. */
 miniblas_status_t miniblas_create(miniblas_handle_t *handle);
+/* Why the calling thread's last miniblas_create failed, with no handle to ask: a sentence that
+ * names the cause, the CUDA call and the CUDA error name (e.g. "no CUDA device: ...
+ * (cudaGetDevice: cudaErrorNoDevice, no CUDA-capable device is detected)"); "" after a
+ * success. Thread-local; valid until the thread's next miniblas_create. A failed create
+ * returns MINIBLAS_STATUS_NO_DRIVER, _NO_DEVICE, _DRIVER_TOO_OLD, _DEVICE_UNAVAILABLE,
+ * _ALLOC_FAILED, or _CUDA_ERROR for any other CUDA failure (the message names it). */
+const char *miniblas_last_create_error(void);
 miniblas_status_t miniblas_destroy(miniblas_handle_t handle);
 miniblas_status_t miniblas_set_stream(miniblas_handle_t handle, cudaStream_t stream);
 miniblas_status_t miniblas_get_stream(miniblas_handle_t handle, cudaStream_t *stream);
@@ -113,7 +125,8 @@ unsigned miniblas_rung_flags(miniblas_op_t op, int index);
 miniblas_status_t miniblas_set_rung(miniblas_handle_t handle, miniblas_op_t op, const char *name);
 const char *miniblas_get_rung(miniblas_handle_t handle, miniblas_op_t op); /* setting, or "auto" */
 /* The rung the last successful call of this op on this handle ran ("" before any call,
- * "none" when the call had nothing to compute, e.g. M = 0). */
+ * "none" when the call had nothing to compute, e.g. M = 0; "scale" when no rung was needed:
+ * gemm with alpha == 0 or K == 0, omatcopy with alpha == 0). */
 const char *miniblas_last_rung(miniblas_handle_t handle, miniblas_op_t op);
 
 /* ---- GEMM: C = alpha * op(A) * op(B) + beta * C ----
@@ -132,7 +145,8 @@ miniblas_status_t miniblas_dgemm(miniblas_handle_t handle, miniblas_layout_t lay
 
 /* ---- out-of-place scaled copy / transpose: B = alpha * op(A) (OpenBLAS cblas_?omatcopy) ----
  * A is rows x cols in the given layout; B is rows x cols (NoTrans) or cols x rows (Trans).
- * rows == 0 or cols == 0 returns at once. A and B must not overlap. */
+ * rows == 0 or cols == 0 returns at once. alpha == 0: B = 0 and A is not read (NaN or Inf in
+ * A gives 0). A and B must not overlap. */
 miniblas_status_t miniblas_somatcopy(miniblas_handle_t handle, miniblas_layout_t layout,
                                      miniblas_transpose_t trans, int64_t rows, int64_t cols,
                                      float alpha, const float *A, int64_t lda,

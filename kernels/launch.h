@@ -9,7 +9,7 @@
  *     beta == 0 means C must not be read; `work` (work_bytes bytes of device memory, may be
  *     NULL) is the handle's gemm workspace, free for the launch's own use in stream order
  *     (split-K partial sums, kernels/gemm/splitk.cuh);
- *   - omatcopy: rows, cols >= 1; A and B do not overlap;
+ *   - omatcopy: rows, cols >= 1; alpha != 0 (alpha == 0: dispatch zero-fills B); no overlap;
  *   - reductions: n >= 1; x (and y) point at LOGICAL element 0 and element i lives at
  *     x[i * incx], with incx possibly negative (dot) or zero (dot); asum has incx >= 1.
  *     The launcher writes ONE value (float or double, as the op) to the device pointer

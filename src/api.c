@@ -120,6 +120,18 @@ static miniblas_status_t omatcopy(struct miniblas_context *h, miniblas_op_t op, 
     int prev;
     cudaError_t e = enter(h, &prev);
     if (e != cudaSuccess) return mb_cuda_fail(h, e, "cudaSetDevice");
+    if (alpha == 0) { /* B = 0 without reading A (NaN or Inf in A gives 0, as BLAS) */
+        mb_gemm_args z;
+        memset(&z, 0, sizeof z);
+        z.m = a.trans ? a.cols : a.rows; /* B's column-major shape */
+        z.n = a.trans ? a.rows : a.cols;
+        z.C = B;
+        z.ldc = ldb; /* beta = 0: zeros written, B not read, padding untouched */
+        h->last_rung[op] = "scale";
+        e = op == MINIBLAS_OP_SOMATCOPY ? mb_sgemm_scale(&z, h->stream)
+                                        : mb_dgemm_scale(&z, h->stream);
+        return launched(h, e, "omatcopy zero-fill launch", prev);
+    }
     mb_shape shape = {a.rows, a.cols, 0, a.trans, 0, 0};
     return select_and_launch(h, op, &shape, &a, prev);
 }
@@ -167,9 +179,10 @@ static miniblas_status_t reduce(struct miniblas_context *h, miniblas_op_t op, si
         return launched(h, cudaMemsetAsync(result, 0, elem, h->stream), "cudaMemsetAsync", prev);
     }
     /* Logical element 0: a negative increment starts at the far end of the vector. */
-    const char *x0 = (const char *)x + (incx < 0 ? (size_t)((n - 1) * -incx) * elem : 0);
-    const char *y0 = is_dot ? (const char *)y + (incy < 0 ? (size_t)((n - 1) * -incy) * elem : 0)
-                            : NULL;
+    const char *x0 = (const char *)x + (size_t)mb_vector_start(n, incx) * elem;
+    const char *y0 = is_dot ? (const char *)y + (size_t)mb_vector_start(n, incy) * elem : NULL;
+    if (n == 1) /* one element: the increments are never used; no launcher sees an extreme one */
+        incx = incy = 1;
     mb_reduce_args a = {n, x0, incx, y0, incy, out, h->work, MB_WORK_BYTES};
     mb_shape shape = {0, n, 0, 0, incx, incy};
     const mb_rung *r;

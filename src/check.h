@@ -55,6 +55,16 @@ int mb_check_dot(int64_t n, const void *x, int64_t incx, const void *y, int64_t 
 /* Transpose value -> 0 (no transpose) / 1 (transpose) / -1 (invalid). */
 int mb_trans_code(int trans);
 
+/* Offset in elements of logical element 0 of an n-element vector with increment inc (BLAS: a
+ * negative increment walks the vector from its far end): (n - 1) * -inc when n > 1 and
+ * inc < 0, else 0. For arguments mb_check_asum / mb_check_dot accepted (the extent fits
+ * int64_t). inc is never negated: n == 1 (or n <= 0) with inc == INT64_MIN gives 0, with no
+ * signed overflow. */
+static inline int64_t mb_vector_start(int64_t n, int64_t inc) {
+    if (n <= 1 || inc >= 0) return 0;
+    return (int64_t)((uint64_t)(n - 1) * (0u - (uint64_t)inc));
+}
+
 /* The fast forms below accept sizes and leading dimensions below MB_SURELY_LIM only: then an
  * element extent ld * (cols - 1) + rows stays below 2^58 and its bytes below 2^62 for any
  * element size up to 16, so no extent can overflow int64_t. (Session 11: with 2^31, the bound

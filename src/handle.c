@@ -24,6 +24,10 @@ const char *miniblas_status_string(miniblas_status_t s) {
     case MINIBLAS_STATUS_CUDA_ERROR: return "CUDA error: a runtime call or kernel launch failed";
     case MINIBLAS_STATUS_UNKNOWN_RUNG: return "unknown rung: no such kernel variant for this op";
     case MINIBLAS_STATUS_NOT_SUPPORTED: return "not supported: the rung cannot run here or in this math mode";
+    case MINIBLAS_STATUS_NO_DRIVER: return "no CUDA driver: the NVIDIA driver (libcuda) is not installed or not usable";
+    case MINIBLAS_STATUS_NO_DEVICE: return "no CUDA device: the driver sees no GPU (or none is visible)";
+    case MINIBLAS_STATUS_DRIVER_TOO_OLD: return "CUDA driver too old: the driver is older than the CUDA runtime miniblas uses";
+    case MINIBLAS_STATUS_DEVICE_UNAVAILABLE: return "CUDA device unavailable: the GPU is busy (exclusive mode), prohibited or not ready";
     }
     return "unknown status";
 }
@@ -57,27 +61,109 @@ static void release(struct miniblas_context *h) {
     free(h);
 }
 
+/* The calling thread's detail of its last miniblas_create ("" after a success). */
+static _Thread_local char g_create_err[320];
+
+const char *miniblas_last_create_error(void) { return g_create_err; }
+
+/* "12.4" from a CUDA version number (1000 * major + 10 * minor). */
+static void cuda_version_text(int v, char *buf, size_t size) {
+    snprintf(buf, size, "%d.%d", v / 1000, (v % 1000) / 10);
+}
+
+miniblas_status_t mb_create_status(cudaError_t e, int driver_version, int runtime_version,
+                                   const char *what, char *msg, size_t msg_size) {
+    char dv[16], rv[16], cause[160];
+    cuda_version_text(driver_version, dv, sizeof dv);
+    cuda_version_text(runtime_version, rv, sizeof rv);
+    miniblas_status_t st;
+    switch (e) {
+    case cudaErrorMemoryAllocation:
+        st = MINIBLAS_STATUS_ALLOC_FAILED;
+        snprintf(cause, sizeof cause, "out of device or pinned memory for the handle's workspaces");
+        break;
+    case cudaErrorStubLibrary:
+        st = MINIBLAS_STATUS_NO_DRIVER;
+        snprintf(cause, sizeof cause, "no CUDA driver: only the stub libcuda is present");
+        break;
+    case cudaErrorInsufficientDriver:
+    case cudaErrorCallRequiresNewerDriver:
+    case cudaErrorCompatNotSupportedOnDevice:
+        if (driver_version <= 0) { /* the runtime reports a missing driver as too old */
+            st = MINIBLAS_STATUS_NO_DRIVER;
+            snprintf(cause, sizeof cause,
+                     "no CUDA driver: libcuda is not installed or cannot be loaded (runtime %s)",
+                     rv);
+        } else {
+            st = MINIBLAS_STATUS_DRIVER_TOO_OLD;
+            snprintf(cause, sizeof cause,
+                     "the CUDA driver supports CUDA %s, older than the runtime's %s: update the "
+                     "NVIDIA driver", dv, rv);
+        }
+        break;
+    case cudaErrorNoDevice:
+    case cudaErrorInvalidDevice:
+        st = MINIBLAS_STATUS_NO_DEVICE;
+        snprintf(cause, sizeof cause,
+                 "no CUDA device: the driver (CUDA %s) sees no usable GPU (check "
+                 "CUDA_VISIBLE_DEVICES)", dv);
+        break;
+    case cudaErrorDevicesUnavailable:
+    case cudaErrorSystemNotReady:
+        st = MINIBLAS_STATUS_DEVICE_UNAVAILABLE;
+        snprintf(cause, sizeof cause,
+                 "the CUDA device is unavailable: busy in exclusive-process mode, prohibited, or "
+                 "not ready");
+        break;
+    default:
+        st = MINIBLAS_STATUS_CUDA_ERROR;
+        snprintf(cause, sizeof cause, "CUDA error");
+        break;
+    }
+    if (msg && msg_size)
+        snprintf(msg, msg_size, "%s (%s: %s, %s)", cause, what, cudaGetErrorName(e),
+                 cudaGetErrorString(e));
+    return st;
+}
+
 miniblas_status_t miniblas_create(miniblas_handle_t *out) {
-    if (!out) return MINIBLAS_STATUS_INVALID_VALUE;
+    g_create_err[0] = '\0';
+    if (!out) {
+        snprintf(g_create_err, sizeof g_create_err, "the handle pointer is NULL (parameter 1)");
+        return MINIBLAS_STATUS_INVALID_VALUE;
+    }
     *out = NULL;
     struct miniblas_context *h = calloc(1, sizeof *h);
-    if (!h) return MINIBLAS_STATUS_ALLOC_FAILED;
+    if (!h) {
+        snprintf(g_create_err, sizeof g_create_err, "out of host memory for the handle");
+        return MINIBLAS_STATUS_ALLOC_FAILED;
+    }
+    const char *what = "cudaGetDevice";
     cudaError_t e = cudaGetDevice(&h->device);
-    if (e == cudaSuccess)
-        e = cudaDeviceGetAttribute(&h->cc_major, cudaDevAttrComputeCapabilityMajor, h->device);
-    if (e == cudaSuccess)
-        e = cudaDeviceGetAttribute(&h->cc_minor, cudaDevAttrComputeCapabilityMinor, h->device);
-    if (e == cudaSuccess) e = cudaMalloc(&h->work, MB_WORK_BYTES);
-    if (e == cudaSuccess) e = cudaMemset(h->work, 0, MB_WORK_BYTES);
-    if (e == cudaSuccess) e = cudaMalloc(&h->gemm_work, MB_GEMM_WORK_BYTES);
-    if (e == cudaSuccess) e = cudaMalloc(&h->result_dev, 16);
-    if (e == cudaSuccess) e = cudaMallocHost(&h->result_host, 16);
-    if (e == cudaSuccess) e = cudaDeviceSynchronize();
+#define STEP(call, name) \
+    if (e == cudaSuccess) { \
+        what = name; \
+        e = (call); \
+    }
+    STEP(cudaDeviceGetAttribute(&h->cc_major, cudaDevAttrComputeCapabilityMajor, h->device),
+         "cudaDeviceGetAttribute")
+    STEP(cudaDeviceGetAttribute(&h->cc_minor, cudaDevAttrComputeCapabilityMinor, h->device),
+         "cudaDeviceGetAttribute")
+    STEP(cudaMalloc(&h->work, MB_WORK_BYTES), "cudaMalloc")
+    STEP(cudaMemset(h->work, 0, MB_WORK_BYTES), "cudaMemset")
+    STEP(cudaMalloc(&h->gemm_work, MB_GEMM_WORK_BYTES), "cudaMalloc")
+    STEP(cudaMalloc(&h->result_dev, 16), "cudaMalloc")
+    STEP(cudaMallocHost(&h->result_host, 16), "cudaMallocHost")
+    STEP(cudaDeviceSynchronize(), "cudaDeviceSynchronize")
+#undef STEP
     if (e != cudaSuccess) {
         cudaGetLastError(); /* do not leave a sticky-free error for the caller's next call */
         release(h);
-        return e == cudaErrorMemoryAllocation ? MINIBLAS_STATUS_ALLOC_FAILED
-                                               : MINIBLAS_STATUS_CUDA_ERROR;
+        int dv = 0, rv = 0;
+        if (cudaDriverGetVersion(&dv) != cudaSuccess) dv = 0; /* 0: no driver installed */
+        if (cudaRuntimeGetVersion(&rv) != cudaSuccess) rv = 0;
+        cudaGetLastError();
+        return mb_create_status(e, dv, rv, what, g_create_err, sizeof g_create_err);
     }
     h->stream = 0;
     for (int op = 0; op < MINIBLAS_OP_COUNT; ++op) {

@@ -65,4 +65,10 @@ miniblas_status_t mb_fail(struct miniblas_context *h, miniblas_status_t st, int 
 miniblas_status_t mb_cuda_fail(struct miniblas_context *h, cudaError_t e, const char *what);
 void mb_clear_error(struct miniblas_context *h);
 
+/* The status of a failed miniblas_create from the CUDA error of the call `what` and the
+ * versions of the driver (0: none installed) and the runtime, as cudaDriverGetVersion /
+ * cudaRuntimeGetVersion give them; a sentence naming the cause and the CUDA error into msg. */
+miniblas_status_t mb_create_status(cudaError_t e, int driver_version, int runtime_version,
+                                   const char *what, char *msg, size_t msg_size);
+
 #endif

@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
-# On a GPU machine, in one command: build, the whole CTest suite (GPU tests included), the GPU
-# tests again under compute-sanitizer (memcheck; racecheck on the shared-memory kernels), and
+# On a GPU machine, in one command: build, the whole CTest suite (GPU tests included), every GPU
+# test again under each compute-sanitizer tool (memcheck, racecheck, initcheck, synccheck), and
 # the benchmark. Logs go to OUTDIR (at most 8 files, so the device tool can bring them back).
 #
 #   tests/gpu-verify.sh OUTDIR [phases] [-- miniblas-bench arguments]
-#   phases: comma list of build,test,memcheck,racecheck,bench,conflicts,cblas
-#           (default: build,test,memcheck,racecheck,bench)
+#   phases: comma list of build,test,memcheck,racecheck,initcheck,synccheck,bench,conflicts,cblas
+#           (default: build,test,memcheck,racecheck,initcheck,synccheck,bench)
 #
-# Each phase has a time limit (MB_T_<PHASE> seconds) so a slow phase cannot eat the others.
+# Each phase has a time limit (MB_T_<PHASE> seconds) so a slow phase cannot eat the others; a
+# sanitizer phase (MB_T_MEMCHECK, MB_T_RACECHECK, MB_T_INITCHECK, MB_T_SYNCCHECK, default 540 s
+# each) also limits each test executable (MB_T_SANITIZE, default 150 s) and names the tests it
+# had no time left for. The summary gives each tool's error count, in total and per test.
+# MB_SAN_FILTER (a regular expression) limits the sanitizer phases to some test executables.
 # On the lent GPU machine, first: source .device-deps/setup.sh (OpenBLAS).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${1:?usage: tests/gpu-verify.sh OUTDIR [phases] [-- bench args]}
 shift
-phases=${1:-build,test,memcheck,racecheck,bench}
+phases=${1:-build,test,memcheck,racecheck,initcheck,synccheck,bench}
 [ $# -gt 0 ] && shift
 [ "${1:-}" = "--" ] && shift
 bench_args=("$@")
@@ -45,23 +49,43 @@ if has test; then
   grep -E "tests passed|tests failed|Not Run|Skipped|\*\*\*Failed|Failed  |Timeout" "$out/ctest.log" | tee -a "$summary"
 fi
 
-sanitize() { # tool: run every GPU test executable under compute-sanitizer, quick sizes
-  local tool=$1 filter=$2 t0 rc=0
+# One compute-sanitizer tool over every GPU test executable (quick sizes), into sanitizer.log;
+# the error count of each test from the tool's "ERROR SUMMARY" line (racecheck: its hazard
+# errors), and the phase's line in the summary: rc, total errors, per-test counts.
+sanitize() { # tool phase-limit-seconds [extra compute-sanitizer options]
+  local tool=$1 limit=$2 t0 rc=0 total=0 per="" skipped="" name r n
+  shift 2
   t0=$(date +%s)
   for exe in "$build"/tests/test_*_gpu; do
-    [[ $(basename "$exe") =~ $filter ]] || continue
-    echo "### $tool $(basename "$exe")"
-    MINIBLAS_TEST_QUICK=1 timeout "${MB_T_SANITIZE:-240}" compute-sanitizer --tool "$tool" \
-      --error-exitcode 9 "$exe" >"$out/.san.tmp" 2>&1
-    local r=$?
-    head -40 "$out/.san.tmp"; echo "[...]"; tail -6 "$out/.san.tmp"; rm -f "$out/.san.tmp"
-    echo "### rc=$r"
+    [ -x "$exe" ] || continue
+    name=$(basename "$exe")
+    [[ $name =~ ${MB_SAN_FILTER:-.} ]] || continue
+    local left=$(( limit - ($(date +%s) - t0) ))
+    if [ "$left" -le 5 ]; then skipped="$skipped $name"; continue; fi
+    [ "$left" -gt "${MB_T_SANITIZE:-150}" ] && left=${MB_T_SANITIZE:-150}
+    echo "### $tool $name"
+    MINIBLAS_TEST_QUICK=1 MINIBLAS_FUZZ_SECONDS=${MB_SAN_FUZZ_SECONDS:-15} timeout "$left" \
+      compute-sanitizer --tool "$tool" "$@" --error-exitcode 9 "$exe" >"$out/.san.tmp" 2>&1
+    r=$?
+    # "ERROR SUMMARY: N errors" (memcheck, initcheck, synccheck); racecheck prints
+    # "RACECHECK SUMMARY: H hazards displayed (E errors, W warnings)"
+    n=$(grep -oE "ERROR SUMMARY: [0-9]+ error" "$out/.san.tmp" | grep -oE "[0-9]+" | tail -1)
+    [ -z "$n" ] && n=$(grep -oE "\(([0-9]+) errors?," "$out/.san.tmp" | grep -oE "[0-9]+" | tail -1)
+    [ -z "$n" ] && n="?"
+    head -40 "$out/.san.tmp"; echo "[...]"; tail -8 "$out/.san.tmp"; rm -f "$out/.san.tmp"
+    echo "### rc=$r errors=$n ($tool $name)"
     [ "$r" -eq 0 ] || rc=$r
+    [ "$n" = "?" ] || total=$(( total + n ))
+    [ "$r" -eq 124 ] && n="$n,TIMEOUT"
+    per="$per $name=$n"
   done
-  note "$tool: rc=$rc in $(( $(date +%s) - t0 )) s"
+  note "$tool: rc=$rc errors=$total in $(( $(date +%s) - t0 )) s;$per${skipped:+; NOT RUN (phase limit ${limit} s):$skipped}"
 }
-if has memcheck; then sanitize memcheck '.' >"$out/sanitizer.log" 2>&1; grep -E "^### rc=|ERROR SUMMARY" "$out/sanitizer.log" | sort | uniq -c | tee -a "$summary"; fi
-if has racecheck; then sanitize racecheck "${MB_RACE_FILTER:-gemm|omatcopy|reduce}" >>"$out/sanitizer.log" 2>&1; tail -3 "$out/sanitizer.log" | tee -a "$summary"; fi
+: >"$out/sanitizer.log"
+for tool in memcheck racecheck initcheck synccheck; do
+  lim_var=MB_T_$(echo "$tool" | tr '[:lower:]' '[:upper:]')
+  has "$tool" && sanitize "$tool" "${!lim_var:-540}" >>"$out/sanitizer.log" 2>&1
+done
 
 if has bench; then
   t0=$(date +%s)

@@ -210,9 +210,13 @@ void mbt_dev_free(void *p) {
 }
 
 void mbt_h2d(void *dst, const void *src, size_t bytes) {
-    if (bytes)
-        mbt_cuda_check(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice),
-                       "cudaMemcpy host to device", __FILE__, __LINE__);
+    if (!bytes) return;
+    mbt_cuda_check(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice),
+                   "cudaMemcpy host to device", __FILE__, __LINE__);
+    /* from pageable memory the copy may return before its DMA lands, and a non-blocking
+     * stream does not wait for the legacy stream: the data is in place on return */
+    mbt_cuda_check(cudaStreamSynchronize(0), "cudaStreamSynchronize after an upload", __FILE__,
+                   __LINE__);
 }
 
 void mbt_d2h(void *dst, const void *src, size_t bytes) {

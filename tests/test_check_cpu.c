@@ -665,6 +665,35 @@ static void test_dot(void) {
     DOTE(0, 1, big, P, -1, P, 1, P);
 }
 
+/* Logical element 0 of a vector (src/api.c: x + mb_vector_start(n, incx)). The native dot with
+ * n == 1 and an increment of INT64_MIN used to negate the increment (signed overflow); the
+ * offset must be 0 there without negating, and (n - 1) * -inc, computed exactly, wherever the
+ * check accepts the vector. */
+static void test_vector_start(void) {
+    const int64_t max = INT64_MAX;
+    CHECK(mb_vector_start(1, INT64_MIN) == 0);
+    CHECK(mb_vector_start(0, INT64_MIN) == 0);
+    CHECK(mb_vector_start(-3, INT64_MIN) == 0);
+    CHECK(mb_vector_start(INT64_MIN, -1) == 0);
+    CHECK(mb_vector_start(1, -max) == 0);
+    CHECK(mb_vector_start(5, 0) == 0 && mb_vector_start(5, 7) == 0);
+    CHECK(mb_vector_start(3, -2) == 4);
+    CHECK(mb_vector_start(2, -(max - 1)) == max - 1);
+    CHECK(mb_vector_start(max, -1) == max - 1);
+    const int64_t ns[] = {INT64_MIN, -1, 0, 1, 2, 3, 1000, (int64_t)1 << 31, (int64_t)1 << 40,
+                          max / 2, max - 1, max};
+    const int64_t incs[] = {INT64_MIN, INT64_MIN + 1, -max / 2, -((int64_t)1 << 32), -1000, -2,
+                            -1, 0, 1, 2, max};
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; ++i)
+        for (size_t j = 0; j < sizeof incs / sizeof incs[0]; ++j) {
+            const int64_t n = ns[i], inc = incs[j];
+            if (mb_check_dot(n, P, inc, P, 1, P, 1, NULL) != 0) continue; /* never reaches it */
+            __int128 want = (n > 1 && inc < 0) ? (__int128)(n - 1) * -(__int128)inc : 0;
+            CHECKF(want <= max && (__int128)mb_vector_start(n, inc) == want,
+                   "n=%" PRId64 " inc=%" PRId64, n, inc);
+        }
+}
+
 static void test_valid_clears(void) {
     mb_check_error e;
     CHECK(mb_check_gemm(COL, NT, NT, -1, 1, 1, 0, P, 1, P, 1, 0, P, 1, 4, &e) == 4);
@@ -695,6 +724,7 @@ int main(void) {
     test_omatcopy();
     test_asum();
     test_dot();
+    test_vector_start();
     test_valid_clears();
     return cpu_check_report("check");
 }

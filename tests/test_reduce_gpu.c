@@ -33,12 +33,13 @@ static int64_t iabs64(int64_t v) { return v < 0 ? -v : v; }
 
 /* Storage extent of a vector of n elements with increment inc (at least 1). */
 static size_t vec_extent(int64_t n, int64_t inc) {
-    return n <= 0 ? 1 : (size_t)((n - 1) * iabs64(inc) + 1);
+    return n <= 1 ? 1 : (size_t)((n - 1) * iabs64(inc) + 1);
 }
 
 /* Storage position of logical element i (reference BLAS: a negative increment starts at the
  * far end). */
 static size_t vec_pos(int64_t i, int64_t n, int64_t inc) {
+    if (n <= 1) return 0; /* one element: the increment is never used (it may be INT64_MIN) */
     return inc >= 0 ? (size_t)(i * inc) : (size_t)((n - 1 - i) * -inc);
 }
 
@@ -86,11 +87,13 @@ static void run_case_at(rctx *g, int64_t n, int64_t incx, int64_t incy, int ox, 
             exact += term;
             sumabs += fabs(term);
         }
+        /* OpenBLAS takes int increments: for n == 1 only the sign of an extreme one matters */
+        const int rix = (int)(n == 1 ? (incx > 0) - (incx < 0) : incx);
+        const int riy = (int)(n == 1 ? (incy > 0) - (incy < 0) : incy);
         if (g->dot)
-            ref = dbl ? cblas_ddot((int)n, hx, (int)incx, hy, (int)incy)
-                      : cblas_sdot((int)n, hx, (int)incx, hy, (int)incy);
+            ref = dbl ? cblas_ddot((int)n, hx, rix, hy, riy) : cblas_sdot((int)n, hx, rix, hy, riy);
         else
-            ref = dbl ? cblas_dasum((int)n, hx, (int)incx) : cblas_sasum((int)n, hx, (int)incx);
+            ref = dbl ? cblas_dasum((int)n, hx, rix) : cblas_sasum((int)n, hx, rix);
     }
     const double eps = dbl ? DBL_EPSILON : FLT_EPSILON, tiny = dbl ? 1e-300 : 1e-30;
     const double bound = (double)(n > 0 ? n : 1) * eps * sumabs + tiny;
@@ -197,6 +200,11 @@ static void run_op(miniblas_handle_t h, miniblas_op_t op) {
         }
     }
     if (!g.dot && quick) run_case(&g, 33, 0, 0); /* asum with incx = 0: 0 */
+    /* n == 1: the increments are never used, whatever they are (INT64_MIN must not be
+     * negated: no signed overflow in dispatch or any rung; run under UBSan-like tools). */
+    static const int64_t one_inc[][2] = {{INT64_MIN, INT64_MIN}, {INT64_MIN, 1},
+                                         {INT64_MAX, INT64_MIN}, {-INT64_MAX, 7}};
+    for (int j = 0; j < 4; ++j) run_case(&g, 1, one_inc[j][0], g.dot ? one_inc[j][1] : 0);
 
     /* Device pointers 1 and 2 elements past a 16-byte boundary: the scalar head before the
      * first aligned vector (n = 2: the head is the whole vector), x and y at the same and at

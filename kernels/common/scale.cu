@@ -1,6 +1,7 @@
 /*
  * Not a rung: C = beta * C for gemm calls with alpha == 0 or k == 0 (BLAS: A and B are not
- * read). beta == 0 writes zeros without reading C, so NaN in C does not survive.
+ * read). beta == 0 writes zeros without reading C, so NaN in C does not survive. Also the
+ * zero fill of omatcopy with alpha == 0 (beta = 0 on B's shape and ldb: A is not read).
  */
 #include "common.cuh"
 

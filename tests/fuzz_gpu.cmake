@@ -1,0 +1,21 @@
+# The GPU fuzzer (tests/test_fuzz_gpu.c). test_fuzz_gpu itself (the native API) is registered
+# by the glob in tests/CMakeLists.txt; here: its threads, its time limit, the CPU self-test of
+# its oracle, and its drop-in twin test_fuzz_cblas_gpu, the same source built with
+# MB_FUZZ_CBLAS against libminiblas_cblas ONLY (OpenBLAS's cblas_* would clash; the references
+# are plain C loops).
+find_package(Threads REQUIRED)
+if(TARGET test_fuzz_gpu)
+  target_link_libraries(test_fuzz_gpu PRIVATE Threads::Threads)
+  set_tests_properties(test_fuzz_gpu PROPERTIES TIMEOUT 300)
+  # The case generator and the checks against a plain C stand-in on host memory: no GPU.
+  add_test(NAME test_fuzz_gpu_selftest COMMAND test_fuzz_gpu --selftest)
+  set_tests_properties(test_fuzz_gpu_selftest PROPERTIES LABELS cpu TIMEOUT 120
+                       ENVIRONMENT "MINIBLAS_FUZZ_SECONDS=5")
+endif()
+if(TARGET test_fuzz_gpu AND TARGET miniblas_cblas)
+  add_executable(test_fuzz_cblas_gpu ${CMAKE_CURRENT_SOURCE_DIR}/test_fuzz_gpu.c)
+  target_compile_definitions(test_fuzz_cblas_gpu PRIVATE MB_FUZZ_CBLAS=1)
+  target_link_libraries(test_fuzz_cblas_gpu PRIVATE miniblas_cblas CUDA::cudart Threads::Threads m)
+  add_test(NAME test_fuzz_cblas_gpu COMMAND test_fuzz_cblas_gpu)
+  set_tests_properties(test_fuzz_cblas_gpu PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 300)
+endif()
