@@ -36,7 +36,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1112,6 +1114,39 @@ static void one(uint64_t seed, int64_t i) {
     }
 }
 
+/* The harness itself: a read just past an operand placed against its trailing guard page, and
+ * one just before an operand against its leading page, must fault (in a child process); and a
+ * bad layout must reach the fuzzer's cblas_xerbla. A harness that cannot see these is useless. */
+static int self_test(void) {
+    for (int end = 0; end < 2; ++end) {
+        fflush(NULL);
+        pid_t pid = fork();
+        if (pid < 0) { perror("fork"); return 0; }
+        if (pid == 0) {
+            signal(SIGSEGV, SIG_DFL);
+            gbuf b;
+            gb_alloc(&b, 16, end, 0);
+            volatile const char *p = end ? (const char *)b.data + 16 : (const char *)b.data - 1;
+            (void)*p;
+            _exit(0); /* no fault: the guard is missing */
+        }
+        int st = 0;
+        waitpid(pid, &st, 0);
+        if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+            fprintf(stderr, "fuzz_cpu: self-test: a read %s an operand did not fault\n", end ? "past" : "before");
+            return 0;
+        }
+    }
+    float a = 0;
+    xe_reset();
+    cblas_sgemm(0, CblasNoTrans, CblasNoTrans, 1, 1, 1, 1.0f, &a, 1, &a, 1, 0.0f, &a, 1);
+    if (g_xe.n != 1 || g_xe.param != 1 || strcmp(g_xe.name, "cblas_sgemm")) {
+        fprintf(stderr, "fuzz_cpu: self-test: a bad layout did not reach cblas_xerbla(1, \"cblas_sgemm\")\n");
+        return 0;
+    }
+    return 1;
+}
+
 static double now(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -1155,6 +1190,9 @@ int main(int argc, char **argv) {
         fprintf(stderr, "fuzz_cpu: the layer loaded no CPU BLAS\n");
         return 1;
     }
+    if (!self_test()) return 1;
+    printf("fuzz_cpu: self-test passed (guard pages fault, xerbla captured); sanitizers: %s\n",
+           getenv("MINIBLAS_FUZZ_SANITIZERS") ? getenv("MINIBLAS_FUZZ_SANITIZERS") : "see the build");
     double t0 = now();
     int64_t i = from, done_iters = 0;
     for (; seconds > 0 ? (now() - t0 < seconds) : (i < from + iters); ++i, ++done_iters) one(g_seed, i);
