@@ -211,7 +211,11 @@ if [ "$mode" = gpu ]; then
   nfb=$(awk '/gpu failed/ { s += $1 } END { print s + 0 }' "$work/paths")
   say "calls by routine and path:"
   sed 's/^/    /' "$work/paths"
+  # With every crossover at 0 only gemm's alpha == 0 / K == 0 calls (C = beta C, done by the
+  # layer itself) may stay on the CPU; a reduction or omatcopy there missed the GPU.
+  ncpu_red=$(awk '$NF == "cpu" && $2 !~ /gemm/ { s += $1 } END { print s + 0 }' "$work/paths")
   [ "$ngpu" -gt 0 ] || bad "no call ran on the GPU"
+  [ "$ncpu_red" -eq 0 ] || bad "$ncpu_red asum / dot / omatcopy calls ran on the CPU with every crossover at 0"
   [ "$nfb" -eq 0 ] || bad "$nfb calls failed on the GPU and fell back to the CPU BLAS:
 $(grep -B1 -A1 -m 5 'gpu failed' "$work/pre/stderr")"
 fi
