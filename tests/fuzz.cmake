@@ -5,9 +5,11 @@
 # build tree; libminiblas (the native library, uninstrumented) and the CUDA runtime are linked as
 # the layer links them. OpenBLAS is dlopen'ed by the layer and by the fuzzer (not linked: its
 # cblas_* would clash with the layer's).
-#   fuzz_cpu      label cpu: bounded (MINIBLAS_FUZZ_CI_ITERS iterations, about a minute), new seed
-#                 each run, printed; replay or run longer:
-#                 build/tests/fuzz_cpu --seed S [--from I --iters 1 --verbose] [--seconds 600]
+#   fuzz_cpu        label cpu: bounded (MINIBLAS_FUZZ_CI_ITERS iterations, about a minute on two
+#                   cores, at most 150 s), a new seed each run, printed; replay or run longer:
+#                   build/tests/fuzz_cpu --seed S [--from I --iters 1 --verbose] [--seconds 600]
+#                   (with the test's ENVIRONMENT below: ctest -R fuzz_cpu -V shows it)
+#   fuzz_cpu_plain  the same without sanitizers (the layer's heap quick paths)
 if(NOT TARGET miniblas_cblas OR NOT MINIBLAS_CPU_BLAS_PATH)
   return()
 endif()
@@ -62,15 +64,17 @@ endforeach()
 target_compile_options(fuzz_cpu_plain PRIVATE -O2 -g)
 set_target_properties(fuzz_cpu_plain PROPERTIES ENABLE_EXPORTS ON)
 
-set(_fz_args --iters ${MINIBLAS_FUZZ_CI_ITERS})
+set(_fz_args --iters ${MINIBLAS_FUZZ_CI_ITERS} --max-seconds 150)
 if(MINIBLAS_XFAIL_ROWMAJOR_XERBLA)
   list(APPEND _fz_args --xfail rowmajor-xerbla)
 endif()
 add_test(NAME fuzz_cpu COMMAND fuzz_cpu ${_fz_args})
 add_test(NAME fuzz_cpu_plain COMMAND fuzz_cpu_plain ${_fz_args})
 set_tests_properties(fuzz_cpu_plain PROPERTIES LABELS "cpu;fuzz" TIMEOUT 900
-  ENVIRONMENT "OPENBLAS_NUM_THREADS=1;MINIBLAS_FUZZ_SANITIZERS=none")
+  ENVIRONMENT "MINIBLAS_CBLAS_GPU=0;OPENBLAS_NUM_THREADS=1;MINIBLAS_FUZZ_SANITIZERS=none")
+# MINIBLAS_CBLAS_GPU=0: the CPU path, also on a GPU machine, where the CUDA driver is then never
+# initialised under ASan (the GPU path has its own fuzzer).
 # protect_shadow_gap=0: the CUDA runtime maps memory where ASan would keep its shadow gap.
 # Leaks are not checked: OpenBLAS's and the CUDA runtime's allocations live until exit.
 set_tests_properties(fuzz_cpu PROPERTIES LABELS "cpu;fuzz" TIMEOUT 900
-  ENVIRONMENT "OPENBLAS_NUM_THREADS=1;ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=0:abort_on_error=0;UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1;MINIBLAS_FUZZ_SANITIZERS=${_fz_sanitizers}")
+  ENVIRONMENT "MINIBLAS_CBLAS_GPU=0;OPENBLAS_NUM_THREADS=1;ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=0:abort_on_error=0;UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1;MINIBLAS_FUZZ_SANITIZERS=${_fz_sanitizers}")
