@@ -21,6 +21,21 @@ if [ -n "$mb_need" ]; then
     return 1
   fi
 fi
+# The reference BLAS / CBLAS / LAPACK test programs of tests/conformance.cmake (optional: without
+# them those tests skip, unless MINIBLAS_CONFORMANCE_REQUIRED=1 as in CI). On a machine without
+# apt, tests/conformance/fetch-debs.sh unpacks them elsewhere (MINIBLAS_CONFORMANCE_ROOT).
+if [ -z "${MINIBLAS_CONFORMANCE_ROOT:-}" ] && ! ls /usr/lib/*/blas/xblat1s /usr/lib/*/lapack/xlintsts >/dev/null 2>&1; then
+  mb_conf="libblas-test liblapack-test libtmglib3"
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "miniblas: installing: $mb_conf" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -q $mb_conf >/dev/null 2>&1 ||
+      { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q $mb_conf >/dev/null; } ||
+      echo "miniblas: could not install $mb_conf: the conformance tests will skip" >&2
+  else
+    echo "miniblas: $mb_conf not installed: the conformance tests will skip" >&2
+  fi
+fi
 if ! command -v nvcc >/dev/null 2>&1; then
   for d in /usr/local/cuda/bin /usr/local/cuda-13.0/bin; do
     [ -x "$d/nvcc" ] && export PATH="$d:$PATH" && break
