@@ -77,6 +77,7 @@
  * (checked on an H200: the rung runs and passes the tests).
  */
 #include "tc_common.cuh"
+#include "x3guard.cuh"
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define WG_SM90A 1
@@ -189,7 +190,8 @@ __device__ __forceinline__ void wg_keep(float &r) { asm volatile("" : "+f"(r)::"
  * a quarter-warp (8 consecutive n, n % 8 = 0..7) writes one whole 128-byte core matrix.
  * ------------------------------------------------------------------------------------- */
 template <bool BKC>
-__device__ __forceinline__ void wg_split_b(float *big, float *small, const float *sB, int tid) {
+__device__ __forceinline__ void wg_split_b(float *big, float *small, const float *sB, int tid,
+                                           unsigned &gmx, unsigned &gmn) {
     constexpr int CHUNKS = WG_BN * WG_BK / 4;
     static_assert(CHUNKS % WG_THREADS == 0 && WG_BN % 32 == 0, "a warp's chunks share one k0");
 #pragma unroll
@@ -209,7 +211,10 @@ __device__ __forceinline__ void wg_split_b(float *big, float *small, const float
         }
         unsigned b[4], s[4];
 #pragma unroll
-        for (int e = 0; e < 4; ++e) tc_split_tf32(x[e], b[e], s[e]);
+        for (int e = 0; e < 4; ++e) {
+            tc_split_tf32(x[e], b[e], s[e]);
+            x3g_note(x[e], gmx, gmn);
+        }
         const int idx = wg_plane_index(n, k0);
         *(uint4 *)(big + idx) = make_uint4(b[0], b[1], b[2], b[3]);
         *(uint4 *)(small + idx) = make_uint4(s[0], s[1], s[2], s[3]);
@@ -222,9 +227,12 @@ __device__ __forceinline__ void wg_split_b(float *big, float *small, const float
  * wgmma.wait_group 0) adds t into acc; wg_keep keeps the reads of t after the wait and the
  * adds before the next wgmma.fence. pb / ps: shared addresses of the big / small planes. */
 __device__ __forceinline__ void wg_split_a(const float (&fa)[4], unsigned (&ab)[4],
-                                           unsigned (&as)[4]) {
+                                           unsigned (&as)[4], unsigned &gmx, unsigned &gmn) {
 #pragma unroll
-    for (int v = 0; v < 4; ++v) tc_split_tf32(fa[v], ab[v], as[v]);
+    for (int v = 0; v < 4; ++v) {
+        tc_split_tf32(fa[v], ab[v], as[v]);
+        x3g_note(fa[v], gmx, gmn);
+    }
 }
 __device__ __forceinline__ void wg_issue128(float (&t)[64], const unsigned (&ab)[4],
                                             const unsigned (&as)[4], unsigned pb, unsigned ps,
@@ -250,9 +258,14 @@ __device__ __forceinline__ void wg_flush64(float (&acc)[64], float (&t)[64]) {
  * ------------------------------------------------------------------------------------- */
 template <bool AKC, bool BKC, bool SPLIT>
 __global__ void __launch_bounds__(WG_THREADS, 1)
-    wg_tf32x3_kernel(mb_gemm_args p, bool a_vec, bool b_vec, int64_t kc) {
+    wg_tf32x3_kernel(mb_gemm_args p, bool a_vec, bool b_vec, int64_t kc, x3g g) {
 #if WG_SM90A
-    if (SPLIT) p = mb_splitk_part<float>(p, blockIdx.y, kc); /* split-K: this block's slice */
+    if (SPLIT) { /* split-K: this block's slice; every slice writes alpha * partial to its slab */
+        p = mb_splitk_slice<float>(p, blockIdx.y, kc);
+        p.C = (float *)p.work + (int64_t)blockIdx.y * p.m * p.n;
+        p.ldc = p.m;
+        p.beta = 0.0;
+    }
     constexpr int S = WG_STAGES;
     constexpr int AE = wg_cfg::a_elems(AKC), BE = wg_cfg::b_elems(BKC);
     extern __shared__ __align__(128) unsigned char wg_smem[];
@@ -274,6 +287,8 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
         const int64_t m0 = tm * WG_BM, n0 = tn * WG_BN;
 
         float acc[64], t[64];
+        unsigned gmx, gmn; /* range guard (x3guard.cuh) over the A and B elements split here */
+        x3g_init(gmx, gmn);
 #pragma unroll
         for (int i = 0; i < 64; ++i) {
             acc[i] = 0.0f;
@@ -291,7 +306,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
         }
         tc_cp_async_wait<S - 2>();
         __syncthreads();
-        wg_split_b<BKC>(planes, planes + WG_PLANE, sB, tid);
+        wg_split_b<BKC>(planes, planes + WG_PLANE, sB, tid, gmx, gmn);
         wg_fence_proxy_async();
 
         int cs = 0; /* raw stage of k-tile kt */
@@ -303,7 +318,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             float fa[4];
             unsigned ab[4], as[4];
             tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 0, lane);
-            wg_split_a(fa, ab, as);
+            wg_split_a(fa, ab, as, gmx, gmn);
             /* k step 0 is issued before, and finished after, the copies and the split of
              * the next stage, so that it runs meanwhile. */
             wg_issue128(t, ab, as, pb, ps, 0);
@@ -321,7 +336,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             if (kt + 1 < KT) {
                 const int ns = cs + 1 == S ? 0 : cs + 1;
                 float *pl = planes + ((kt + 1) & 1) * 2 * WG_PLANE;
-                wg_split_b<BKC>(pl, pl + WG_PLANE, sB + ns * BE, tid);
+                wg_split_b<BKC>(pl, pl + WG_PLANE, sB + ns * BE, tid, gmx, gmn);
                 wg_fence_proxy_async();
             }
             /* k steps 1..3: wait, add t into acc, issue the next (its A fragment already
@@ -330,7 +345,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             for (int j = 1; j < 4; ++j) {
                 wg_wait<0>();
                 wg_flush64(acc, t);
-                wg_split_a(fa, ab, as);
+                wg_split_a(fa, ab, as, gmx, gmn);
                 wg_issue128(t, ab, as, pb, ps, 8 * j);
                 if (j < 3) tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 8 * (j + 1), lane);
             }
@@ -348,16 +363,19 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
          * free now) before any is stored, so the loads overlap instead of each waiting a
          * memory latency behind the stores before it (session 5: a rank-512 update of 8192^2
          * with beta = 1 took 1.82 ms against 1.14 with beta = 0). */
-        const int g = lane >> 2, tq = lane & 3;
+        /* A tile with an out-of-range element in its panels stores nothing (the fixup
+         * recomputes it; x3guard.cuh). */
+        if (x3g_tile_out(g, gmx, gmn, tm + tn * ntm)) continue;
+        const int gq = lane >> 2, tq = lane & 3;
 #pragma unroll
         for (int i = 0; i < 64; ++i) {
-            const int64_t r = m0 + wm0 + g + 8 * ((i >> 1) & 1);
+            const int64_t r = m0 + wm0 + gq + 8 * ((i >> 1) & 1);
             const int64_t c = n0 + 8 * (i >> 2) + 2 * tq + (i & 1);
             t[i] = beta != 0.0f && r < p.m && c < p.n ? C[r + c * p.ldc] : 0.0f;
         }
 #pragma unroll
         for (int i = 0; i < 64; ++i) {
-            const int64_t r = m0 + wm0 + g + 8 * ((i >> 1) & 1);
+            const int64_t r = m0 + wm0 + gq + 8 * ((i >> 1) & 1);
             const int64_t c = n0 + 8 * (i >> 2) + 2 * tq + (i & 1);
             if (r < p.m && c < p.n) {
                 const float val = alpha * acc[i];
@@ -372,6 +390,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     (void)a_vec;
     (void)b_vec;
     (void)kc;
+    (void)g;
 #ifdef __CUDA_ARCH__
     __trap();
 #endif
@@ -381,8 +400,10 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
 /* ---------------------------------------------------------------------------------------
  * Launcher: transpose instantiation, 16-byte copy eligibility, dynamic shared memory.
  * ------------------------------------------------------------------------------------- */
+/* p: the call; q: the same with the workspace after the guard's bytes (split-K slabs). */
 template <bool AKC, bool BKC, bool SPLIT>
-static cudaError_t wg_launch_s(const mb_gemm_args *p, mb_splitk sp, cudaStream_t s) {
+static cudaError_t wg_launch_s(const mb_gemm_args *p, const mb_gemm_args *q, mb_splitk sp, x3g g,
+                               cudaStream_t s) {
     const size_t smem = wg_smem_bytes(AKC, BKC);
     static unsigned long long smem_set; /* devices whose limit is raised (this kernel) */
     cudaError_t e = mb_smem_limit_once((const void *)wg_tf32x3_kernel<AKC, BKC, SPLIT>, (int)smem,
@@ -392,15 +413,26 @@ static cudaError_t wg_launch_s(const mb_gemm_args *p, mb_splitk sp, cudaStream_t
     const bool b_vec = ((uintptr_t)p->B % 16 == 0) && ((p->ldb * (int64_t)sizeof(float)) % 16 == 0);
     const int64_t tiles = mb_cdiv(p->m, WG_BM) * mb_cdiv(p->n, WG_BN);
     const dim3 grid(mb_grid_dim(tiles, MB_GRID_X_MAX), (unsigned)sp.S);
-    wg_tf32x3_kernel<AKC, BKC, SPLIT><<<grid, WG_THREADS, smem, s>>>(*p, a_vec, b_vec, sp.kc);
+    wg_tf32x3_kernel<AKC, BKC, SPLIT><<<grid, WG_THREADS, smem, s>>>(*q, a_vec, b_vec, sp.kc, g);
     e = cudaGetLastError();
-    return e == cudaSuccess ? mb_splitk_finish<float>(p, sp, s) : e;
+    if (e == cudaSuccess && SPLIT) e = x3g_reduce(p, q, sp.S, g, s);
+    return e == cudaSuccess ? x3g_end(p, g, s) : e;
 }
 template <bool AKC, bool BKC>
 static cudaError_t wg_launch_t(const mb_gemm_args *p, cudaStream_t s) {
+    x3g g;
+    mb_gemm_args q;
+    cudaError_t e = x3g_begin(p, &g, &q, s);
+    if (e != cudaSuccess) return e;
+    /* every slice writes a slab (slice 0 too: C stays intact for the fixup), so the plan
+     * sees one slab less of room than it has */
+    const size_t slab = (size_t)(p->m * p->n) * sizeof(float);
+    mb_gemm_args pl = q;
+    pl.work_bytes = q.work_bytes >= slab ? q.work_bytes - slab : 0;
     const mb_splitk sp =
-        mb_splitk_plan(p, mb_cdiv(p->m, WG_BM) * mb_cdiv(p->n, WG_BN), 1, WG_BK, sizeof(float));
-    return sp.S > 1 ? wg_launch_s<AKC, BKC, true>(p, sp, s) : wg_launch_s<AKC, BKC, false>(p, sp, s);
+        mb_splitk_plan(&pl, mb_cdiv(p->m, WG_BM) * mb_cdiv(p->n, WG_BN), 1, WG_BK, sizeof(float));
+    return sp.S > 1 ? wg_launch_s<AKC, BKC, true>(p, &q, sp, g, s)
+                    : wg_launch_s<AKC, BKC, false>(p, &q, sp, g, s);
 }
 
 extern "C" cudaError_t mb_sgemm_wgmma_tf32x3(const void *a, cudaStream_t s) {
