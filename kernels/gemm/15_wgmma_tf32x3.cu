@@ -422,15 +422,12 @@ template <bool AKC, bool BKC>
 static cudaError_t wg_launch_t(const mb_gemm_args *p, cudaStream_t s) {
     x3g g;
     mb_gemm_args q;
-    cudaError_t e = x3g_begin(p, &g, &q, s);
+    static_assert(WG_BM <= X3G_TILE && WG_BN <= X3G_TILE, "the fixup's tile");
+    cudaError_t e = x3g_begin(p, WG_BM, WG_BN, &g, &q, s);
     if (e != cudaSuccess) return e;
-    /* every slice writes a slab (slice 0 too: C stays intact for the fixup), so the plan
-     * sees one slab less of room than it has */
-    const size_t slab = (size_t)(p->m * p->n) * sizeof(float);
-    mb_gemm_args pl = q;
-    pl.work_bytes = q.work_bytes >= slab ? q.work_bytes - slab : 0;
+    /* every slice writes a slab (slice 0 too: C stays intact for the fixup) */
     const mb_splitk sp =
-        mb_splitk_plan(&pl, mb_cdiv(p->m, WG_BM) * mb_cdiv(p->n, WG_BN), 1, WG_BK, sizeof(float));
+        mb_splitk_plan(&q, mb_cdiv(p->m, WG_BM) * mb_cdiv(p->n, WG_BN), 1, WG_BK, sizeof(float), 1);
     return sp.S > 1 ? wg_launch_s<AKC, BKC, true>(p, &q, sp, g, s)
                     : wg_launch_s<AKC, BKC, false>(p, &q, sp, g, s);
 }

@@ -39,12 +39,13 @@
 #define X3G_HI2 0xA7000000u   /* 2 * bits(2^40): largest allowed (bits << 1) */
 #define X3G_LO2M2 0x4CFFFFFEu /* 2 * bits(2^-50) - 2: smallest allowed (bits << 1) - 2 */
 #define X3G_HDR 256           /* bytes before the tile bits */
-#define X3G_TILE 128          /* the guarded rungs' tile: 128 x 128 */
+#define X3G_TILE 128          /* the fixup's block tile; a guarded kernel's tile is at most this */
 
 /* flag == NULL: guard off. */
 typedef struct x3g {
     unsigned *flag; /* word 0 of the workspace: some tile needs the fixup */
     unsigned *bits; /* one bit per tile, index tm + tn * ntm */
+    int bm, bn;     /* the kernel's tile (<= X3G_TILE each) */
 } x3g;
 
 /* Per thread: mx = max of (bits << 1), mn = min of (bits << 1) - 2 over the elements seen
@@ -92,11 +93,14 @@ __device__ __forceinline__ bool x3g_bit(const x3g &g, int64_t bit) {
 
 /* Host: the guard of one call, and the args whose workspace is what follows the guard's bytes
  * (for split-K slabs); zeroes the guard's bytes in stream order. */
-static inline cudaError_t x3g_begin(const mb_gemm_args *p, x3g *g, mb_gemm_args *q, cudaStream_t s) {
+static inline cudaError_t x3g_begin(const mb_gemm_args *p, int bm, int bn, x3g *g,
+                                    mb_gemm_args *q, cudaStream_t s) {
     *q = *p;
     g->flag = NULL;
     g->bits = NULL;
-    const int64_t tiles = mb_cdiv(p->m, X3G_TILE) * mb_cdiv(p->n, X3G_TILE);
+    g->bm = bm;
+    g->bn = bn;
+    const int64_t tiles = mb_cdiv(p->m, bm) * mb_cdiv(p->n, bn);
     const size_t bytes = X3G_HDR + (size_t)mb_cdiv(mb_cdiv(tiles, 32) * 4, X3G_HDR) * X3G_HDR;
     if (!p->work || bytes > p->work_bytes) {
         q->work = NULL; /* no split-K either: no room to keep C intact */
@@ -115,11 +119,11 @@ static inline cudaError_t x3g_begin(const mb_gemm_args *p, x3g *g, mb_gemm_args 
  * clear; beta == 0: C not read. Grid-stride, one thread per element. */
 static __global__ void x3g_reduce_kernel(float *C, int64_t ldc, const float *W, int64_t m, int64_t n,
                                   int slabs, float beta, x3g g) {
-    const int64_t mn = m * n, ntm = (m + X3G_TILE - 1) / X3G_TILE;
+    const int64_t mn = m * n, ntm = (m + g.bm - 1) / g.bm;
     for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < mn;
          e += (int64_t)gridDim.x * blockDim.x) {
         const int64_t r = e % m, c = e / m;
-        if (x3g_bit(g, r / X3G_TILE + (c / X3G_TILE) * ntm)) continue;
+        if (x3g_bit(g, r / g.bm + (c / g.bn) * ntm)) continue;
         float v = W[e];
         for (int s = 1; s < slabs; ++s) v += W[s * mn + e];
         float *dst = C + r + c * ldc;
@@ -147,10 +151,12 @@ static __global__ void __launch_bounds__(256) x3g_fixup_kernel(mb_gemm_args p, x
     float *C = (float *)p.C;
     const float alpha = (float)p.alpha, beta = (float)p.beta;
     const int tid = threadIdx.x, tx = tid & 15, ty = tid >> 4;
-    const int64_t ntm = (p.m + X3G_TILE - 1) / X3G_TILE, ntn = (p.n + X3G_TILE - 1) / X3G_TILE;
+    const int64_t ntm = (p.m + g.bm - 1) / g.bm, ntn = (p.n + g.bn - 1) / g.bn;
     for (int64_t tile = blockIdx.x; tile < ntm * ntn; tile += gridDim.x) {
         if (!x3g_bit(g, tile)) continue; /* same for the whole block */
-        const int64_t m0 = (tile % ntm) * X3G_TILE, n0 = (tile / ntm) * X3G_TILE;
+        const int64_t m0 = (tile % ntm) * g.bm, n0 = (tile / ntm) * g.bn;
+        const int64_t me = m0 + g.bm < p.m ? m0 + g.bm : p.m; /* the tile's rows end */
+        const int64_t ne = n0 + g.bn < p.n ? n0 + g.bn : p.n;
         float acc[8][8];
 #pragma unroll
         for (int i = 0; i < 8; ++i)
@@ -164,13 +170,13 @@ static __global__ void __launch_bounds__(256) x3g_fixup_kernel(mb_gemm_args p, x
                 const int i = p.transa ? e / X3G_FK : e % X3G_TILE;
                 const int kk = p.transa ? e % X3G_FK : e / X3G_TILE;
                 const int64_t r = m0 + i, q = q0 + kk;
-                sA[kk][i] = r < p.m && kk < kl ? (p.transa ? A[q + r * p.lda] : A[r + q * p.lda])
+                sA[kk][i] = r < me && kk < kl ? (p.transa ? A[q + r * p.lda] : A[r + q * p.lda])
                                                : 0.0f;
                 /* B: element (q0 + kk, n0 + j) */
                 const int j = p.transb ? e % X3G_TILE : e / X3G_FK;
                 const int kb = p.transb ? e / X3G_TILE : e % X3G_FK;
                 const int64_t c = n0 + j, qb = q0 + kb;
-                sB[kb][j] = c < p.n && kb < kl ? (p.transb ? B[c + qb * p.ldb] : B[qb + c * p.ldb])
+                sB[kb][j] = c < ne && kb < kl ? (p.transb ? B[c + qb * p.ldb] : B[qb + c * p.ldb])
                                                : 0.0f;
             }
             __syncthreads();
@@ -191,7 +197,7 @@ static __global__ void __launch_bounds__(256) x3g_fixup_kernel(mb_gemm_args p, x
 #pragma unroll
             for (int j = 0; j < 8; ++j) {
                 const int64_t r = m0 + tx + 16 * i, c = n0 + ty + 16 * j;
-                if (r < p.m && c < p.n) {
+                if (r < me && c < ne) {
                     float *dst = C + r + c * p.ldc;
                     const float v = alpha * acc[i][j];
                     *dst = beta == 0.0f ? v : v + beta * *dst;
@@ -205,7 +211,7 @@ static inline cudaError_t x3g_end(const mb_gemm_args *p, x3g g, cudaStream_t s) 
     int sms = 0;
     cudaError_t e = mb_device_info(&sms, NULL);
     if (e != cudaSuccess) return e;
-    const int64_t tiles = mb_cdiv(p->m, X3G_TILE) * mb_cdiv(p->n, X3G_TILE);
+    const int64_t tiles = mb_cdiv(p->m, g.bm) * mb_cdiv(p->n, g.bn);
     const int64_t blocks = tiles < 2 * (int64_t)sms ? tiles : 2 * (int64_t)sms;
     x3g_fixup_kernel<<<mb_grid_dim(blocks, 65535), 256, 0, s>>>(*p, g);
     return cudaGetLastError();
