@@ -1,80 +1,28 @@
 /*
- * Rung 15, wgmma_tf32x3 (sgemm, FP32 accuracy, Hopper only: sm_90a): rung 14's 3xTF32 moved
- * from warp-level mma.sync to warpgroup-level wgmma.mma_async.
- * Same arithmetic as rung 14: x = big + small (big = tf32(x), small = tf32(x - big)), each
- * k step (8 deep) t = a_small*b_big (fresh accumulator) + a_big*b_small + a_big*b_big, then
- * acc += t with ordinary round-to-nearest FP32 adds (the tensor core's truncating accumulation
- * never spans more than one k step; see tc_warp_mma_x3 in tc_common.cuh for the measurements
- * behind this), so it is NOT flagged reduced precision.
- * What changes, and why it is faster: rung 14 reaches only 44 TFLOP/s because mma.sync
- * (16x8x8 per instruction, fragments of both operands loaded by every warp with LDS) cannot
- * feed the H100/H200 tensor cores; rung 13 (one TF32 mma.sync per product) reached only ~90
- * TFLOP/s against ~400 for cuBLAS TF32. wgmma m64n128k8 reads B straight from shared memory
- * (a matrix descriptor), runs asynchronously, and does 64x the work of an m16n8k8 per issue.
- *   - Block 128x128, BK = 32, 256 threads = 2 warpgroups, each 64 rows x 128 columns of C
- *     (accumulator: 64 registers per thread; warp w of a warpgroup owns 16 of its rows).
- *   - A comes from registers (the "RS" form): each warp reads its 16x8 A fragment of the raw
- *     fp32 stage (the mma.sync m16n8k8 A layout; the rung-14 tile layouts and pads, so the
- *     reads are conflict-free in both transposes) and splits it in registers. Each A element
- *     is read and split exactly once (one warp owns each row); no A planes in shared memory.
- *     The fragment of k step j + 1 is loaded while the group of k step j runs.
- *   - B (k x n, both ops) is split once per stage by all 256 threads into a big and a small
- *     plane in wgmma's canonical K-major layout without swizzle: core matrices of 8 n-rows x
- *     4 k (16 bytes per row, 128 contiguous bytes), element (n, k) of a plane at float index
- *     ((k / 4) * (BN / 8) + n / 8) * 32 + (n % 8) * 4 + k % 4, i.e. SBO (between core
- *     matrices adjacent in n) = 128 B and LBO (adjacent in k) = BN / 8 * 128 = 2048 B. The
- *     split pass writes 16-byte rows of core matrices; a quarter-warp writes one whole core
- *     matrix, so the stores are conflict-free; its loads are too (see wg_split_b).
- *   - Double-buffered planes: the split of stage kt + 1 runs while the wgmma of stage kt run.
- *   - Each k step is one group of three m64n128k8 wgmma into one 64-register fresh
- *     accumulator t, then wgmma.wait_group 0 and 64 FADDs of t into acc. A warpgroup has no
- *     overlap of its own between its FADDs and its wgmma; the other warpgroup's group keeps
- *     the tensor cores busy meanwhile (the two fall into turns). Registers: acc 64 + t 64.
- *     No group is pending across the end of a stage (ptxas serializes every wgmma when a
- *     group is pending across the loop's back edge, C7514).
- *   - 4-stage cp.async ring of raw fp32 tiles (tc_load_stage: 16-byte copies when aligned,
- *     else per element; zeros outside the matrix, so any m, n, k and leading dimension work)
- *     with tc_cfg's LEAN loader (an interior tile's copies from one base address and one row
- *     stride per thread): without it the per-chunk 64-bit addresses live across the k loop
- *     cost ~5% (the rung's first version: 62.5 / 63.2 TFLOP/s NN).
- * Per stage and block: 2 warpgroups x 4 groups x 3 = 24 wgmma m64n128k8 (1536 tensor-core
- * clocks at 1024 TF32 MAC per clock and SM); per thread 4 split B chunks, and per k step 4
- * A-fragment LDS, 4 splits and 64 FADD.
- * Synchronisation per stage kt (both warpgroups run the same code):
- *   B1 __syncthreads        planes of kt (split in kt - 1, fence.proxy.async by each writer)
- *                           and raw A of kt are visible; every wgmma of kt - 1 is done (each
- *                           warpgroup waited for all of its groups at the end of kt - 1), so
- *                           nothing reads plane buffer (kt + 1) & 1 any more
- *   k step 0 issued
- *   cp.async.wait_group 1   raw stage kt + 1 landed (this thread's copies)
- *   B2 __syncthreads        ... for every thread
- *   cp.async of stage kt + 3 into the raw buffer of kt - 1; split of kt + 1 into the other
- *   plane buffer, fence.proxy.async (generic stores -> async-proxy reads of wgmma)
- *   k step 0 finished (wait, FADDs), k steps 1..3 (each waits for its group)
- * nvcc -arch=sm_90a -Xptxas -v: 250 .. 255 registers, no spills, no wgmma serialization
- * warning (C7512 / C7514).
- * Dynamic shared memory: 4 planes x 16 KB + 4 stages x (34 .. 36) KB = 200 .. 208 KB.
- * Measured (H200, miniblas-bench, 5 trials, cuBLAS FP32 SGEMM timed side by side):
- *   NN n = 4096 / 8192: 67.5 / 68.0 TFLOP/s = 1.32x / 1.33x cuBLAS (51.2 / 51.0)
- *   TT n = 4096 / 8192: 68.1 / 68.5 TFLOP/s = 1.39x / 1.36x cuBLAS (49.1 / 50.4)
- * (a second run: 67.6 / 68.1 NN, 68.1 / 68.6 TT); test_sgemm_gpu 278/278, memcheck clean;
- * relative Frobenius error 0.36 .. 1.0x cuBLAS's (tests/test_tf32_accuracy_gpu.c).
- * Tried and slower (same session, same machine, before/after as noted): the first version
- * (two m64n64 halves per k step, two 32-register fresh accumulators ta / tb, wait_group 1
- * between the halves so a warpgroup's FADDs overlap its own wgmma): 62.5 / 63.2 NN without
- * the LEAN loader, 65.7 / 66.5 NN and 64.7 / 65.1 TT with it; two 64-register fresh
- * accumulators alternating over the k steps (wait_group 1): spills (96 .. 120 byte stack
- * even with LEAN), 57.3 / 59.9 NN; three 32-register fresh accumulators rotating over the
- * 8 m64n64 groups of a stage, wait_group 2: 60.1 / 60.7.
- * Session 5: split-K (splitk.cuh) when C has fewer tiles than half the SMs: 8192x128x8192 and
- * 128x8192x8192 went from 33.7-34.1 TFLOP/s (64 blocks on 132 SMs) to 63.8-65.5 = 1.26-1.37x
- * cuBLAS FP32, 1024^3 from 30.8 to 49.2-49.8 (1.23-1.29x). And the epilogue with beta != 0
- * loads all of its C before storing (below): a rank-512 update of 8192^2 with beta = 1 went
- * from 1.82 to 1.19 ms (beta = 0: 1.14).
- * Built for sm_90a (CMakeLists.txt adds that target to this file, next to the library's
- * sm_90); the sm_90 build of the kernel traps. Dispatch launches this rung only on a
- * compute capability 9.0 GPU (MB_RUNG_NEEDS_SM90A), where the driver loads the sm_90a code
- * (checked on an H200: the rung runs and passes the tests).
+ * Rung 15, wgmma_tf32x3 (sgemm, FP32 results, Hopper only: sm_90a): rung 14's 3xTF32 (x = big
+ * + small, per k step of 8 t = a_s*b_b + a_b*b_s + a_b*b_b into a fresh accumulator, added to
+ * the FP32 one with round-to-nearest FADDs) moved from mma.sync to warpgroup MMA (wgmma).
+ * Why faster: mma.sync (16x8x8, fragments of both operands loaded by every warp) cannot feed
+ * the H100/H200 tensor cores (rung 14: 44 TFLOP/s); wgmma m64n128k8 reads B from shared memory
+ * through a descriptor, runs asynchronously and does 64x an m16n8k8's work per issue.
+ *   - Block 128x128, BK 32, 2 warpgroups of 64x128 rows (acc 64 + fresh t 64 registers).
+ *   - A from registers (RS form): each warp loads its 16x8 fragment of the raw stage and splits
+ *     it; B split once per stage by all threads into big/small planes in wgmma's K-major
+ *     core-matrix layout (no swizzle, SBO 128 B, LBO 2048 B; conflict-free), double-buffered.
+ *   - 4-stage cp.async ring (tc_load_stage, LEAN addressing; any m, n, k, ld). k step 0 runs
+ *     while the next stage is copied and split; no wgmma group is pending across a stage end.
+ *     Split-K (splitk.cuh) when C has fewer tiles than half the SMs.
+ *   - Range guard (x3guard.cuh): each A and B element is checked where it is split (shift,
+ *     max, add-min into two registers); a tile whose panels hold an element other than 0 or
+ *     2^-50 <= |x| <= 2^40 (NaN, Inf, near FLT_MAX, tiny, subnormal) stores nothing and an FP32
+ *     SIMT fixup recomputes it: FP32 results (Inf/NaN as FP32) for every input. Cost on normal
+ *     inputs: the checks, a memset of the guard's bytes and one fixup launch that exits at once.
+ * Resources (nvcc -arch=sm_90a -Xptxas -v): 249..255 registers, no spills unsplit (split-K:
+ * 0..48-byte stack, as before the guard); 200..208 KB dynamic shared memory; 1 block per SM.
+ * Measured before the guard (H200, miniblas-bench, 5 trials, cuBLAS FP32 SGEMM side by side):
+ * NN 4096 / 8192: 67.5 / 68.0 TFLOP/s (1.32x / 1.33x cuBLAS), TT 68.1 / 68.5 (1.39x / 1.36x);
+ * split-K 8192x128x8192 63.8-65.5 (1.26-1.37x); error 0.36..1.0x cuBLAS FP32's.
+ * Built for sm_90a (CMakeLists.txt); the sm_90 build traps; dispatch requires cc 9.0.
  */
 #include "tc_common.cuh"
 #include "x3guard.cuh"
@@ -254,6 +202,30 @@ __device__ __forceinline__ void wg_flush64(float (&acc)[64], float (&t)[64]) {
 }
 
 /* ---------------------------------------------------------------------------------------
+ * Schedule notes.
+ * Synchronisation per stage kt (both warpgroups run the same code):
+ *   B1 __syncthreads        planes of kt (split in kt - 1, fence.proxy.async by each writer)
+ *                           and raw A of kt are visible; every wgmma of kt - 1 is done (each
+ *                           warpgroup waited for all of its groups at the end of kt - 1), so
+ *                           nothing reads plane buffer (kt + 1) & 1 any more
+ *   k step 0 issued
+ *   cp.async.wait_group 1   raw stage kt + 1 landed (this thread's copies)
+ *   B2 __syncthreads        ... for every thread
+ *   cp.async of stage kt + 3 into the raw buffer of kt - 1; split of kt + 1 into the other
+ *   plane buffer, fence.proxy.async (generic stores -> async-proxy reads of wgmma)
+ *   k step 0 finished (wait, FADDs), k steps 1..3 (each waits for its group)
+ * The epilogue with beta != 0 loads all of its C before storing: a rank-512 update of 8192^2
+ * with beta = 1 went from 1.82 to 1.19 ms (beta = 0: 1.14). The LEAN loader (one base address
+ * and row stride per thread) is worth ~5% (62.5 / 63.2 TFLOP/s NN without it).
+ * Tried and slower (same machine, before/after as noted): the first version
+ * (two m64n64 halves per k step, two 32-register fresh accumulators ta / tb, wait_group 1
+ * between the halves so a warpgroup's FADDs overlap its own wgmma): 62.5 / 63.2 NN without
+ * the LEAN loader, 65.7 / 66.5 NN and 64.7 / 65.1 TT with it; two 64-register fresh
+ * accumulators alternating over the k steps (wait_group 1): spills (96 .. 120 byte stack
+ * even with LEAN), 57.3 / 59.9 NN; three 32-register fresh accumulators rotating over the
+ * 8 m64n64 groups of a stage, wait_group 2: 60.1 / 60.7.
+ * ------------------------------------------------------------------------------------- */
+/* ---------------------------------------------------------------------------------------
  * The kernel. One block per 128x128 tile of C (grid-stride past the grid limit).
  * ------------------------------------------------------------------------------------- */
 template <bool AKC, bool BKC, bool SPLIT>
@@ -361,8 +333,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
          * column 8 (i / 4) + 2 t + i % 2. Per register a warp writes 8 consecutive rows in
          * each of 4 columns. beta == 0: C is not read; else all 64 values are loaded (into t,
          * free now) before any is stored, so the loads overlap instead of each waiting a
-         * memory latency behind the stores before it (session 5: a rank-512 update of 8192^2
-         * with beta = 1 took 1.82 ms against 1.14 with beta = 0). */
+         * memory latency behind the stores before it (see the schedule notes). */
         /* A tile with an out-of-range element in its panels stores nothing (the fixup
          * recomputes it; x3guard.cuh). */
         if (x3g_tile_out(g, gmx, gmn, tm + tn * ntm)) continue;

@@ -8,6 +8,8 @@
  * inputs give the same bits every time).
  * The kernels only change the problem they see (mb_splitk_part): the A and B origins move to
  * the slice's first k, k becomes the slice's depth, and slices s > 0 target their slab.
+ * Under the 3xTF32 range guard (x3guard.cuh) slice 0 writes a slab too (own0 = 1 in the
+ * plans): C must stay intact for the fixup of flagged tiles, so only the reduce writes C.
  * Cost: the slabs are written and read once ((S - 1) m n elements each way), small next to
  * the product when a slice is at least MB_SPLITK_MIN_KT k-tiles deep.
  * Measured (H200, session 5 run 6, TFLOP/s and % of cuBLAS): wgmma_tf32x3 on 8192x128x8192

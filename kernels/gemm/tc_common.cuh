@@ -9,7 +9,9 @@
  *   TC_OP_TF32X3 float, x = big + small (both TF32; each stage split once per block into a
  *                big and a small plane in shared memory, tc_split_stage), small*big +
  *                big*small + big*big into a fresh accumulator per k step, added to the FP32
- *                accumulator outside the tensor core (round to nearest; tc_warp_mma_x3)
+ *                accumulator outside the tensor core (round to nearest; tc_warp_mma_x3);
+ *                the range guard of x3guard.cuh checks each element as it is split and
+ *                leaves tiles with an element outside its range to an FP32 SIMT fixup
  *
  * Layout (column-major after normalisation). Each operand tile is kept in shared memory in the
  * order of its contiguous global dimension, so a 16-byte cp.async copies 16 contiguous bytes:
