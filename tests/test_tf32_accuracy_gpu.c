@@ -14,6 +14,9 @@
  * max|ref|, of each, and its ratio to cuBLAS's (a few bad elements hide in a Frobenius norm).
  * Sizes: n = 256, 1024 and a non-square odd shape; 2048 and 4096 unless MINIBLAS_TEST_QUICK=1
  * (an error growing linearly with K, as a biased accumulation gives, is largest at 4096).
+ * Then the range guard (x3guard.cuh): inputs 3xTF32 alone gets wrong (near FLT_MAX, overflow,
+ * Inf/NaN, subnormal, tiny) through auto, wgmma_tf32x3 and tf32x3, each element against rung
+ * tuned's Inf/NaN class and an FP32 error bound (see guard_tests below).
  * Ends with "tf32_accuracy: N passed, M failed"; exits 77 without a GPU.
  */
 #include <math.h>

@@ -175,12 +175,15 @@ __device__ __forceinline__ void wg_split_b(float *big, float *small, const float
  * wgmma.wait_group 0) adds t into acc; wg_keep keeps the reads of t after the wait and the
  * adds before the next wgmma.fence. pb / ps: shared addresses of the big / small planes. */
 __device__ __forceinline__ void wg_split_a(const float (&fa)[4], unsigned (&ab)[4],
-                                           unsigned (&as)[4], unsigned &gmx, unsigned &gmn) {
+                                           unsigned (&as)[4]) {
 #pragma unroll
-    for (int v = 0; v < 4; ++v) {
-        tc_split_tf32(fa[v], ab[v], as[v]);
-        x3g_note(fa[v], gmx, gmn);
-    }
+    for (int v = 0; v < 4; ++v) tc_split_tf32(fa[v], ab[v], as[v]);
+}
+/* The range guard's check of the A fragment just split: called after the k step's wgmma
+ * are issued (off the path from wait to issue), before the next fragment replaces fa. */
+__device__ __forceinline__ void wg_note_a(const float (&fa)[4], unsigned &gmx, unsigned &gmn) {
+#pragma unroll
+    for (int v = 0; v < 4; ++v) x3g_note(fa[v], gmx, gmn);
 }
 __device__ __forceinline__ void wg_issue128(float (&t)[64], const unsigned (&ab)[4],
                                             const unsigned (&as)[4], unsigned pb, unsigned ps,
@@ -290,10 +293,11 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             float fa[4];
             unsigned ab[4], as[4];
             tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 0, lane);
-            wg_split_a(fa, ab, as, gmx, gmn);
+            wg_split_a(fa, ab, as);
             /* k step 0 is issued before, and finished after, the copies and the split of
              * the next stage, so that it runs meanwhile. */
             wg_issue128(t, ab, as, pb, ps, 0);
+            wg_note_a(fa, gmx, gmn);
             tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 8, lane); /* next A fragment */
 
             /* Groups committed: S - 1 + kt (k-tiles 0 .. kt + S - 2); at most S - 3 pending
@@ -317,8 +321,9 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             for (int j = 1; j < 4; ++j) {
                 wg_wait<0>();
                 wg_flush64(acc, t);
-                wg_split_a(fa, ab, as, gmx, gmn);
+                wg_split_a(fa, ab, as);
                 wg_issue128(t, ab, as, pb, ps, 8 * j);
+                wg_note_a(fa, gmx, gmn);
                 if (j < 3) tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 8 * (j + 1), lane);
             }
             wg_wait<0>();
