@@ -25,7 +25,7 @@ set(MINIBLAS_CONFORMANCE_ROOT "${_mb_conf_default}" CACHE PATH
 # pass cblas_xerbla the swapped column-major call's (x?cblat3's error-exit tests check that).
 # Shared with tests/fuzz.cmake. Turn OFF once the layer reports the swapped numbers.
 option(MINIBLAS_XFAIL_ROWMAJOR_XERBLA
-       "Expect the row-major cblas_?gemm xerbla numbering failure in the conformance and fuzz tests" ON)
+       "Expect the row-major cblas_?gemm xerbla numbering failure in the conformance and fuzz tests" OFF)
 
 set(_conf ${CMAKE_CURRENT_SOURCE_DIR}/conformance)
 # RowMajorStrg for the CBLAS test programs (see rowmajor_shim.c)

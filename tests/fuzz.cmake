@@ -19,7 +19,7 @@ find_package(OpenMP COMPONENTS C QUIET)
 set(MINIBLAS_FUZZ_CI_ITERS 150000 CACHE STRING "Iterations of the fuzz_cpu CTest test")
 if(NOT DEFINED MINIBLAS_XFAIL_ROWMAJOR_XERBLA) # normally set by tests/conformance.cmake
   option(MINIBLAS_XFAIL_ROWMAJOR_XERBLA
-         "Expect the row-major cblas_?gemm xerbla numbering failure in the conformance and fuzz tests" ON)
+         "Expect the row-major cblas_?gemm xerbla numbering failure in the conformance and fuzz tests" OFF)
 endif()
 
 include(CheckCSourceCompiles)

@@ -14,6 +14,9 @@
  * max|ref|, of each, and its ratio to cuBLAS's (a few bad elements hide in a Frobenius norm).
  * Sizes: n = 256, 1024 and a non-square odd shape; 2048 and 4096 unless MINIBLAS_TEST_QUICK=1
  * (an error growing linearly with K, as a biased accumulation gives, is largest at 4096).
+ * Then the range guard (x3guard.cuh): inputs 3xTF32 alone gets wrong (near FLT_MAX, overflow,
+ * Inf/NaN, subnormal, tiny) through auto, wgmma_tf32x3 and tf32x3, each element against rung
+ * tuned's Inf/NaN class and an FP32 error bound (see guard_tests below).
  * Ends with "tf32_accuracy: N passed, M failed"; exits 77 without a GPU.
  */
 #include <math.h>
@@ -260,6 +263,317 @@ static void special_case(miniblas_handle_t h, cublasHandle_t cb, int hopper) {
     free(bound);
 }
 
+/* ---------------------------------------------------------------------------------------
+ * The 3xTF32 range guard (kernels/gemm/x3guard.cuh): the default sgemm (`auto`) and the
+ * 3xTF32 rungs must give, for every input, the result class of an FP32 SIMT gemm and FP32
+ * accuracy. Inputs that 3xTF32 alone gets wrong: a finite a*b whose TF32 high parts multiply
+ * past FLT_MAX (2.55e38 * 1.3336), products that overflow in FP32 too, subnormal and tiny
+ * normal inputs (the tensor cores flush; small parts underflow), Inf and NaN anywhere.
+ * For each case (transposes, padded leading dimensions with NaN in the padding of A and B and
+ * a sentinel in C's, alpha, beta; beta == 0 runs with NaN in C):
+ *   class reference: miniblas rung `tuned` (FP32 SIMT, FMA in k order) on the same call: each
+ *     element must be NaN exactly where it is NaN, +-Inf exactly where it is (same sign),
+ *     finite where it is finite;
+ *   value reference: cuBLAS DGEMM of the float inputs upcast (exact products, FP64 sums), and
+ *     mag = |alpha| sum_p |a_ip||b_pj| + |beta c_ij| (DGEMM of |A|, |B|). A finite element must
+ *     satisfy |c - ref| <= 2 (k + 2) eps_f mag + 2 (k + 2) 2^-149: an FP32 inner product of k
+ *     terms has error <= k eps_f sum|a b| plus, per operation, half a subnormal quantum 2^-150
+ *     where a result falls below 2^-126 (gradual underflow); the factor 2 is the slack 3xTF32
+ *     takes on normal inputs everywhere in this test. A flushed subnormal product (1e-40 and
+ *     more) or a lost small part (2^-11 relative) exceeds it.
+ * The C padding must keep its sentinel (nothing written outside C). `tuned` itself is held to
+ * the same bound (a failure there means the reference or the bound is wrong).
+ * ------------------------------------------------------------------------------------- */
+#define SENTINEL 12345.0f
+
+static int fclass(double v) { return isnan(v) ? 2 : isinf(v) ? (v > 0 ? 3 : 4) : 0; }
+
+/* Runs `rung` ("auto" allowed) on the stored operands, C uploaded from hC0s first; the result
+ * (stored layout, ldc) into out. Returns 0 when the call failed (recorded). */
+static int guard_run(miniblas_handle_t h, const char *rung, const char *kase, int ta, int tb,
+                     int m, int n, int k, float alpha, const float *dA, int lda, const float *dB,
+                     int ldb, float beta, float *dC, int ldc, const float *hC0s, float *out,
+                     char *ran_out, size_t ran_len) {
+    const size_t cs = (size_t)ldc * n;
+    mbt_h2d(dC, hC0s, cs * sizeof(float));
+    miniblas_status_t st = miniblas_set_math_mode(h, MINIBLAS_MATH_DEFAULT);
+    if (st == MINIBLAS_STATUS_SUCCESS) st = miniblas_set_rung(h, MINIBLAS_OP_SGEMM, rung);
+    if (st != MINIBLAS_STATUS_SUCCESS) {
+        mbt_fail(NULL, "sgemm", kase, "selecting rung %s: %s", rung, miniblas_last_error(h));
+        return 0;
+    }
+    mbt_context("sgemm rung %s %s", rung, kase);
+    st = miniblas_sgemm(h, MiniblasColMajor, ta ? MiniblasTrans : MiniblasNoTrans,
+                        tb ? MiniblasTrans : MiniblasNoTrans, m, n, k, alpha, dA, lda, dB, ldb,
+                        beta, dC, ldc);
+    if (st != MINIBLAS_STATUS_SUCCESS) {
+        mbt_fail(NULL, "sgemm", kase, "rung %s returned %s: %s", rung, miniblas_status_string(st),
+                 miniblas_last_error(h));
+        return 0;
+    }
+    const char *ran = miniblas_last_rung(h, MINIBLAS_OP_SGEMM);
+    snprintf(ran_out, ran_len, "%s", ran ? ran : "(null)");
+    if (strcmp(rung, "auto") != 0)
+        mbt_expect(NULL, ran && strcmp(ran, rung) == 0, "sgemm", kase, "rung %s selected, %s ran",
+                   rung, ran ? ran : "(null)");
+    mbt_device_sync();
+    mbt_d2h(out, dC, cs * sizeof(float));
+    return 1;
+}
+
+/* Mismatches of out against the class reference cls and the value reference. */
+static long guard_compare(const float *out, const float *cls, const double *ref, const double *bnd,
+                          int m, int n, int ldc, char *first, size_t first_len) {
+    long bad = 0;
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < ldc; ++i) {
+            const size_t e = i + (size_t)j * ldc;
+            int ok;
+            if (i >= m)
+                ok = out[e] == SENTINEL;
+            else if (fclass(cls[e]) != 0)
+                ok = fclass(out[e]) == fclass(cls[e]);
+            else
+                ok = fclass(out[e]) == 0 && fabs((double)out[e] - ref[e]) <= bnd[e];
+            if (!ok && bad++ == 0)
+                snprintf(first, first_len, "C(%d,%d) = %.9g, SIMT FP32 %.9g, FP64 %.9g (bound %.3g)",
+                         i, j, out[e], cls[e], i < m ? ref[e] : 0.0, i < m ? bnd[e] : 0.0);
+        }
+    return bad;
+}
+
+/* One case: op(A) (m x k, element (i, p) at i + p m) and op(B) (k x n, (p, j) at p + j k) and
+ * C0 (m x n) given logically; stored with the transposes and `pad` extra rows of leading
+ * dimension (A's and B's padding NaN, C's SENTINEL). */
+static void guard_case(miniblas_handle_t h, cublasHandle_t cb, const char *what, int ta, int tb,
+                       int m, int n, int k, int pad, float alpha, float beta, const float *opA,
+                       const float *opB, const float *C0, int hopper) {
+    char kase[160];
+    snprintf(kase, sizeof kase, "%s %dx%dx%d %c%c pad %d alpha %g beta %g", what, m, n, k,
+             ta ? 'T' : 'N', tb ? 'T' : 'N', pad, alpha, beta);
+    const int ar = ta ? k : m, ac = ta ? m : k, br = tb ? n : k, bc = tb ? k : n;
+    const int lda = ar + pad, ldb = br + pad, ldc = m + pad;
+    const size_t as = (size_t)lda * ac, bs = (size_t)ldb * bc, cs = (size_t)ldc * n;
+    float *hA = mbt_host_alloc(as * sizeof(float)), *hB = mbt_host_alloc(bs * sizeof(float));
+    float *hC0 = mbt_host_alloc(cs * sizeof(float)), *out = mbt_host_alloc(cs * sizeof(float));
+    float *cls = mbt_host_alloc(cs * sizeof(float));
+    double *hAd = mbt_host_alloc(as * sizeof(double)), *hBd = mbt_host_alloc(bs * sizeof(double));
+    double *ref = mbt_host_alloc(cs * sizeof(double)), *bnd = mbt_host_alloc(cs * sizeof(double));
+    for (size_t e = 0; e < as; ++e) hA[e] = NAN;
+    for (size_t e = 0; e < bs; ++e) hB[e] = NAN;
+    for (int i = 0; i < m; ++i)
+        for (int p = 0; p < k; ++p)
+            hA[ta ? p + (size_t)i * lda : i + (size_t)p * lda] = opA[i + (size_t)p * m];
+    for (int p = 0; p < k; ++p)
+        for (int j = 0; j < n; ++j)
+            hB[tb ? j + (size_t)p * ldb : p + (size_t)j * ldb] = opB[p + (size_t)j * k];
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < ldc; ++i)
+            hC0[i + (size_t)j * ldc] = i < m ? (beta == 0.0f ? NAN : C0[i + (size_t)j * m]) : SENTINEL;
+
+    float *dA = mbt_dev_alloc(as * sizeof(float)), *dB = mbt_dev_alloc(bs * sizeof(float));
+    float *dC = mbt_dev_alloc(cs * sizeof(float));
+    double *dAd = mbt_dev_alloc(as * sizeof(double)), *dBd = mbt_dev_alloc(bs * sizeof(double));
+    double *dCd = mbt_dev_alloc(cs * sizeof(double));
+    mbt_h2d(dA, hA, as * sizeof(float));
+    mbt_h2d(dB, hB, bs * sizeof(float));
+
+    /* FP64 value reference and magnitudes (padding NaN is never read by a BLAS). */
+    const double a64 = alpha, one = 1.0, zero = 0.0;
+    const cublasOperation_t oa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, ob = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+    for (int pass = 0; pass < 2; ++pass) {
+        for (size_t e = 0; e < as; ++e) hAd[e] = pass ? fabs((double)hA[e]) : hA[e];
+        for (size_t e = 0; e < bs; ++e) hBd[e] = pass ? fabs((double)hB[e]) : hB[e];
+        mbt_h2d(dAd, hAd, as * sizeof(double));
+        mbt_h2d(dBd, hBd, bs * sizeof(double));
+        cublas_check(cublasDgemm(cb, oa, ob, m, n, k, pass ? &one : &a64, dAd, lda, dBd, ldb,
+                                 &zero, dCd, ldc),
+                     "cublasDgemm");
+        mbt_device_sync();
+        mbt_d2h(pass ? bnd : ref, dCd, cs * sizeof(double));
+    }
+    const double eps = 0x1p-24, q = 0x1p-149;
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < m; ++i) {
+            const size_t e = i + (size_t)j * ldc;
+            const double c0 = beta == 0.0f ? 0.0 : (double)hC0[e];
+            ref[e] += (double)beta * c0;
+            const double mag = fabs((double)alpha) * bnd[e] + fabs((double)beta * c0);
+            bnd[e] = 2.0 * (k + 2) * (eps * mag + q);
+        }
+
+    char first[256] = "", ran[64] = "";
+    long bad;
+    if (guard_run(h, "tuned", kase, ta, tb, m, n, k, alpha, dA, lda, dB, ldb, beta, dC, ldc, hC0,
+                  cls, ran, sizeof ran)) {
+        bad = guard_compare(cls, cls, ref, bnd, m, n, ldc, first, sizeof first);
+        mbt_expect(NULL, bad == 0, "sgemm", kase,
+                   "reference rung tuned: %ld elements outside the FP32 bound (%s)", bad, first);
+        const char *rungs[3] = {"auto", WG_RUNG, X3_RUNG};
+        for (int r = 0; r < 3; ++r) {
+            if (r == 1 && !hopper) continue;
+            if (!guard_run(h, rungs[r], kase, ta, tb, m, n, k, alpha, dA, lda, dB, ldb, beta, dC,
+                           ldc, hC0, out, ran, sizeof ran))
+                continue;
+            first[0] = 0;
+            bad = guard_compare(out, cls, ref, bnd, m, n, ldc, first, sizeof first);
+            mbt_expect(NULL, bad == 0, "sgemm", kase, "%s (ran %s): %ld elements differ from FP32 (%s)",
+                       rungs[r], ran, bad, first);
+            if (bad) printf("%-48s %s (ran %s): %ld mismatches, first %s\n", kase, rungs[r], ran, bad, first);
+        }
+    }
+    printf("guard %-64s done\n", kase);
+    mbt_dev_free(dA);
+    mbt_dev_free(dB);
+    mbt_dev_free(dC);
+    mbt_dev_free(dAd);
+    mbt_dev_free(dBd);
+    mbt_dev_free(dCd);
+    free(hA);
+    free(hB);
+    free(hC0);
+    free(out);
+    free(cls);
+    free(hAd);
+    free(hBd);
+    free(ref);
+    free(bnd);
+}
+
+/* Input kinds for one operand (logical r x c, column-major). */
+enum { G_UNIFORM, G_SUBNORMAL, G_SUBNORMAL_MIXED, G_TINY100, G_TINY60 };
+static void gfill(float *x, int r, int c, int kind) {
+    const size_t nel = (size_t)r * c;
+    for (size_t e = 0; e < nel; ++e) {
+        const double u = mbt_rand_uniform();
+        switch (kind) {
+        case G_SUBNORMAL: x[e] = (float)ldexp(u, -127 - (int)(mbt_rand_u64() % 20)); break;
+        case G_SUBNORMAL_MIXED: /* a quarter subnormal, the rest normal around 1 */
+            x[e] = (float)(mbt_rand_u64() % 4 == 0 ? ldexp(u, -128 - (int)(mbt_rand_u64() % 16)) : u);
+            break;
+        case G_TINY100: x[e] = (float)ldexp(u, -100); break;
+        case G_TINY60: x[e] = (float)ldexp(u, -60); break;
+        default: x[e] = (float)u; break;
+        }
+    }
+}
+
+/* One guard case with freshly filled operands; plant(opA, opB, m, n, k) adds special values. */
+typedef void (*gplant_fn)(float *A, float *B, int m, int n, int k);
+static void guard_fill_run(miniblas_handle_t h, cublasHandle_t cb, const char *what, int ta, int tb,
+                           int m, int n, int k, int pad, float alpha, float beta, int akind,
+                           int bkind, gplant_fn plant, int hopper) {
+    float *A = mbt_host_alloc((size_t)m * k * sizeof(float));
+    float *B = mbt_host_alloc((size_t)k * n * sizeof(float));
+    float *C0 = mbt_host_alloc((size_t)m * n * sizeof(float));
+    gfill(A, m, k, akind);
+    gfill(B, k, n, bkind);
+    gfill(C0, m, n, G_UNIFORM);
+    if (plant) plant(A, B, m, n, k);
+    guard_case(h, cb, what, ta, tb, m, n, k, pad, alpha, beta, A, B, C0, hopper);
+    free(A);
+    free(B);
+    free(C0);
+}
+
+#define GA(i, p) A[(i) + (size_t)(p) * m]
+#define GB(p, j) B[(p) + (size_t)(j) * k]
+/* Near FLT_MAX: 2.55e38 * 1.3336 = 3.4007e38 (finite; its TF32 high parts overflow), 2^64 * 1.8e19
+ * (just below FLT_MAX), and products that overflow in FP32 too (+Inf and -Inf). */
+static void plant_huge(float *A, float *B, int m, int n, int k) {
+    (void)n;
+    GA(5, 3) = 2.55e38f;
+    GB(3, 7) = 1.3336f;
+    GA(9 % m, 4 % k) = 18446744073709551616.0f;
+    GB(4 % k, 8) = 1.8e19f;
+    GA(11 % m, 6 % k) = 3.0e38f;
+    GA(12 % m, 6 % k) = -3.0e38f;
+    GB(6 % k, 2) = 2.0f;
+    GB(7 % k, 10) = -3.0e38f;
+    GA(m - 1, 7 % k) = 1.5f; /* -4.5e38: -Inf in the last row, column 10 */
+}
+/* Inf and NaN anywhere: a row of A with +Inf, one with +Inf and -Inf (NaN where both meet),
+ * Inf * 0, a NaN column of B, a NaN in the last row / column, a tiny and a huge element. */
+static void plant_inf_nan(float *A, float *B, int m, int n, int k) {
+    GA(1, 0) = INFINITY;
+    GA(2, 1) = -INFINITY;
+    GA(2, 2) = INFINITY;
+    GB(0, 3) = 0.0f; /* Inf * 0 = NaN at (1, 3) */
+    GB(5 % k, n / 2) = NAN;
+    GA(m - 1, k - 1) = NAN;
+    GB(k - 1, n - 1) = INFINITY;
+    GA(m / 2, k / 2) = 1e-42f;
+    GB(k / 3, n / 3) = 7.0e20f;
+}
+/* One bad row (subnormal: its results are tiny, so a flushed product shows) in a large,
+ * otherwise normal problem: only its tile row is recomputed. */
+static void plant_one_subnormal(float *A, float *B, int m, int n, int k) {
+    (void)B;
+    (void)n;
+    for (int p = 0; p < k; ++p) GA(m / 2 + 3, p) = (float)(3.0e-39 * mbt_rand_uniform());
+}
+static void plant_one_each(float *A, float *B, int m, int n, int k) {
+    GA(m / 2 + 3, k - 2) = 3.0e-39f;   /* subnormal: its tile row */
+    GB(k / 2, n - 5) = INFINITY;       /* Inf: column n - 5 non-finite */
+    GA(3, k / 3) = 2.55e38f;           /* huge: row 3 */
+}
+/* Bad elements in the first, a middle and the last tile row (the last tiles in launch order
+ * are the ones the tail split cuts), in the first and last k slice. */
+static void plant_rows(float *A, float *B, int m, int n, int k) {
+    (void)B;
+    (void)n;
+    GA(5, 0) = 1e-40f;
+    GA(m / 2, k / 2) = -2.0e-39f;
+    GA(m - 6, k - 1) = 1e-41f;
+    GA(m - 130 > 0 ? m - 130 : 0, k - 3) = 5e-45f;
+}
+#undef GA
+#undef GB
+
+static void guard_tests(miniblas_handle_t h, cublasHandle_t cb, int hopper) {
+    const int quick = mbt_quick();
+    /* near FLT_MAX and overflow, all transposes, odd sizes, padding, beta 0 / not */
+    for (int t = 0; t < 4; ++t)
+        guard_fill_run(h, cb, "huge", t & 1, t >> 1, 257, 131, 1029, t == 3 ? 0 : 3, 1.0f,
+                       t & 1 ? 0.5f : 0.0f, G_UNIFORM, G_UNIFORM, plant_huge, hopper);
+    guard_fill_run(h, cb, "huge", 0, 0, 300, 260, 200, 0, -1.5f, -2.0f, G_UNIFORM, G_UNIFORM,
+                   plant_huge, hopper);
+    /* Inf / NaN anywhere */
+    for (int t = 0; t < 4; ++t)
+        guard_fill_run(h, cb, "inf-nan", t & 1, t >> 1, 257, 131, 1029, 5, 1.0f,
+                       t == 2 ? 1.0f : 0.0f, G_UNIFORM, G_UNIFORM, plant_inf_nan, hopper);
+    /* subnormal and tiny inputs */
+    guard_fill_run(h, cb, "all-subnormal", 0, 0, 256, 256, 256, 0, 1.0f, 0.0f, G_SUBNORMAL,
+                   G_SUBNORMAL, NULL, hopper);
+    guard_fill_run(h, cb, "subnormal A, normal B", 0, 1, 257, 131, 1029, 1, 1.0f, 0.0f,
+                   G_SUBNORMAL, G_UNIFORM, NULL, hopper);
+    guard_fill_run(h, cb, "mixed subnormal", 1, 0, 300, 200, 515, 2, 1.0f, 0.25f,
+                   G_SUBNORMAL_MIXED, G_SUBNORMAL_MIXED, NULL, hopper);
+    /* (k small: 3xTF32's lost small parts, ~2^-12 relative, exceed 2 k eps only for k below
+     * a few hundred) */
+    guard_fill_run(h, cb, "tiny 2^-100 x 1", 1, 1, 257, 131, 100, 0, 1.0f, 0.0f, G_TINY100,
+                   G_UNIFORM, NULL, hopper);
+    guard_fill_run(h, cb, "tiny 2^-60 x 2^-60", 0, 0, 256, 384, 72, 0, 1.0f, 0.0f, G_TINY60,
+                   G_TINY60, NULL, hopper);
+    /* one bad element in a large normal problem: the whole C checked */
+    guard_fill_run(h, cb, "one subnormal", 0, 0, quick ? 1024 : 2048, quick ? 1024 : 2048, 512, 0,
+                   1.0f, 0.0f, G_UNIFORM, G_UNIFORM, plant_one_subnormal, hopper);
+    guard_fill_run(h, cb, "one of each", 1, 0, quick ? 1024 : 2048, quick ? 768 : 1536, 384, 4,
+                   0.75f, 1.0f, G_UNIFORM, G_UNIFORM, plant_one_each, hopper);
+    /* split-K (few tiles, deep k) and the tail split (144 tiles: one wave of 132 + 12) */
+    guard_fill_run(h, cb, "split-K", 0, 0, 2048, 64, quick ? 2048 : 4096, 0, 1.0f, 0.5f,
+                   G_UNIFORM, G_UNIFORM, plant_rows, hopper);
+    guard_fill_run(h, cb, "split-K", 1, 1, 1000, 100, 3000, 3, 1.0f, 0.0f, G_UNIFORM, G_UNIFORM,
+                   plant_rows, hopper);
+    guard_fill_run(h, cb, "tail split", 0, 0, 1536, 1536, 1024, 0, 1.0f, 0.5f, G_UNIFORM,
+                   G_UNIFORM, plant_rows, hopper);
+    guard_fill_run(h, cb, "tail split", 1, 0, 1536, 1536, 1024, 2, 1.0f, 0.0f, G_UNIFORM,
+                   G_UNIFORM, plant_one_each, hopper);
+    /* normal inputs through the guarded path (nothing flagged), beta != 0 */
+    guard_fill_run(h, cb, "normal", 0, 1, 1000, 1000, 1000, 1, 1.0f, 1.0f, G_UNIFORM, G_UNIFORM,
+                   NULL, hopper);
+}
+
 int main(void) {
     mbt_init("tf32_accuracy");
     miniblas_handle_t h;
@@ -287,6 +601,7 @@ int main(void) {
         for (int wide = 0; wide < 2; ++wide)
             one_case(h, cb, shapes[s][0], shapes[s][1], shapes[s][2], wide, hopper);
     special_case(h, cb, hopper);
+    guard_tests(h, cb, hopper);
 
     cublasDestroy(cb);
     miniblas_destroy(h);

@@ -1,82 +1,31 @@
 /*
- * Rung 15, wgmma_tf32x3 (sgemm, FP32 accuracy, Hopper only: sm_90a): rung 14's 3xTF32 moved
- * from warp-level mma.sync to warpgroup-level wgmma.mma_async.
- * Same arithmetic as rung 14: x = big + small (big = tf32(x), small = tf32(x - big)), each
- * k step (8 deep) t = a_small*b_big (fresh accumulator) + a_big*b_small + a_big*b_big, then
- * acc += t with ordinary round-to-nearest FP32 adds (the tensor core's truncating accumulation
- * never spans more than one k step; see tc_warp_mma_x3 in tc_common.cuh for the measurements
- * behind this), so it is NOT flagged reduced precision.
- * What changes, and why it is faster: rung 14 reaches only 44 TFLOP/s because mma.sync
- * (16x8x8 per instruction, fragments of both operands loaded by every warp with LDS) cannot
- * feed the H100/H200 tensor cores; rung 13 (one TF32 mma.sync per product) reached only ~90
- * TFLOP/s against ~400 for cuBLAS TF32. wgmma m64n128k8 reads B straight from shared memory
- * (a matrix descriptor), runs asynchronously, and does 64x the work of an m16n8k8 per issue.
- *   - Block 128x128, BK = 32, 256 threads = 2 warpgroups, each 64 rows x 128 columns of C
- *     (accumulator: 64 registers per thread; warp w of a warpgroup owns 16 of its rows).
- *   - A comes from registers (the "RS" form): each warp reads its 16x8 A fragment of the raw
- *     fp32 stage (the mma.sync m16n8k8 A layout; the rung-14 tile layouts and pads, so the
- *     reads are conflict-free in both transposes) and splits it in registers. Each A element
- *     is read and split exactly once (one warp owns each row); no A planes in shared memory.
- *     The fragment of k step j + 1 is loaded while the group of k step j runs.
- *   - B (k x n, both ops) is split once per stage by all 256 threads into a big and a small
- *     plane in wgmma's canonical K-major layout without swizzle: core matrices of 8 n-rows x
- *     4 k (16 bytes per row, 128 contiguous bytes), element (n, k) of a plane at float index
- *     ((k / 4) * (BN / 8) + n / 8) * 32 + (n % 8) * 4 + k % 4, i.e. SBO (between core
- *     matrices adjacent in n) = 128 B and LBO (adjacent in k) = BN / 8 * 128 = 2048 B. The
- *     split pass writes 16-byte rows of core matrices; a quarter-warp writes one whole core
- *     matrix, so the stores are conflict-free; its loads are too (see wg_split_b).
- *   - Double-buffered planes: the split of stage kt + 1 runs while the wgmma of stage kt run.
- *   - Each k step is one group of three m64n128k8 wgmma into one 64-register fresh
- *     accumulator t, then wgmma.wait_group 0 and 64 FADDs of t into acc. A warpgroup has no
- *     overlap of its own between its FADDs and its wgmma; the other warpgroup's group keeps
- *     the tensor cores busy meanwhile (the two fall into turns). Registers: acc 64 + t 64.
- *     No group is pending across the end of a stage (ptxas serializes every wgmma when a
- *     group is pending across the loop's back edge, C7514).
- *   - 4-stage cp.async ring of raw fp32 tiles (tc_load_stage: 16-byte copies when aligned,
- *     else per element; zeros outside the matrix, so any m, n, k and leading dimension work)
- *     with tc_cfg's LEAN loader (an interior tile's copies from one base address and one row
- *     stride per thread): without it the per-chunk 64-bit addresses live across the k loop
- *     cost ~5% (the rung's first version: 62.5 / 63.2 TFLOP/s NN).
- * Per stage and block: 2 warpgroups x 4 groups x 3 = 24 wgmma m64n128k8 (1536 tensor-core
- * clocks at 1024 TF32 MAC per clock and SM); per thread 4 split B chunks, and per k step 4
- * A-fragment LDS, 4 splits and 64 FADD.
- * Synchronisation per stage kt (both warpgroups run the same code):
- *   B1 __syncthreads        planes of kt (split in kt - 1, fence.proxy.async by each writer)
- *                           and raw A of kt are visible; every wgmma of kt - 1 is done (each
- *                           warpgroup waited for all of its groups at the end of kt - 1), so
- *                           nothing reads plane buffer (kt + 1) & 1 any more
- *   k step 0 issued
- *   cp.async.wait_group 1   raw stage kt + 1 landed (this thread's copies)
- *   B2 __syncthreads        ... for every thread
- *   cp.async of stage kt + 3 into the raw buffer of kt - 1; split of kt + 1 into the other
- *   plane buffer, fence.proxy.async (generic stores -> async-proxy reads of wgmma)
- *   k step 0 finished (wait, FADDs), k steps 1..3 (each waits for its group)
- * nvcc -arch=sm_90a -Xptxas -v: 250 .. 255 registers, no spills, no wgmma serialization
- * warning (C7512 / C7514).
- * Dynamic shared memory: 4 planes x 16 KB + 4 stages x (34 .. 36) KB = 200 .. 208 KB.
- * Measured (H200, miniblas-bench, 5 trials, cuBLAS FP32 SGEMM timed side by side):
- *   NN n = 4096 / 8192: 67.5 / 68.0 TFLOP/s = 1.32x / 1.33x cuBLAS (51.2 / 51.0)
- *   TT n = 4096 / 8192: 68.1 / 68.5 TFLOP/s = 1.39x / 1.36x cuBLAS (49.1 / 50.4)
- * (a second run: 67.6 / 68.1 NN, 68.1 / 68.6 TT); test_sgemm_gpu 278/278, memcheck clean;
- * relative Frobenius error 0.36 .. 1.0x cuBLAS's (tests/test_tf32_accuracy_gpu.c).
- * Tried and slower (same session, same machine, before/after as noted): the first version
- * (two m64n64 halves per k step, two 32-register fresh accumulators ta / tb, wait_group 1
- * between the halves so a warpgroup's FADDs overlap its own wgmma): 62.5 / 63.2 NN without
- * the LEAN loader, 65.7 / 66.5 NN and 64.7 / 65.1 TT with it; two 64-register fresh
- * accumulators alternating over the k steps (wait_group 1): spills (96 .. 120 byte stack
- * even with LEAN), 57.3 / 59.9 NN; three 32-register fresh accumulators rotating over the
- * 8 m64n64 groups of a stage, wait_group 2: 60.1 / 60.7.
- * Session 5: split-K (splitk.cuh) when C has fewer tiles than half the SMs: 8192x128x8192 and
- * 128x8192x8192 went from 33.7-34.1 TFLOP/s (64 blocks on 132 SMs) to 63.8-65.5 = 1.26-1.37x
- * cuBLAS FP32, 1024^3 from 30.8 to 49.2-49.8 (1.23-1.29x). And the epilogue with beta != 0
- * loads all of its C before storing (below): a rank-512 update of 8192^2 with beta = 1 went
- * from 1.82 to 1.19 ms (beta = 0: 1.14).
- * Built for sm_90a (CMakeLists.txt adds that target to this file, next to the library's
- * sm_90); the sm_90 build of the kernel traps. Dispatch launches this rung only on a
- * compute capability 9.0 GPU (MB_RUNG_NEEDS_SM90A), where the driver loads the sm_90a code
- * (checked on an H200: the rung runs and passes the tests).
+ * Rung 15, wgmma_tf32x3 (sgemm, FP32 results, Hopper only: sm_90a): rung 14's 3xTF32 (x = big
+ * + small, per k step of 8 t = a_s*b_b + a_b*b_s + a_b*b_b into a fresh accumulator, added to
+ * the FP32 one with round-to-nearest FADDs) moved from mma.sync to warpgroup MMA (wgmma).
+ * Why faster: mma.sync (16x8x8, fragments of both operands loaded by every warp) cannot feed
+ * the H100/H200 tensor cores (rung 14: 44 TFLOP/s); wgmma m64n128k8 reads B from shared memory
+ * through a descriptor, runs asynchronously and does 64x an m16n8k8's work per issue.
+ *   - Block 128x128, BK 32, 2 warpgroups of 64x128 rows (acc 64 + fresh t 64 registers).
+ *   - A from registers (RS form): each warp loads its 16x8 fragment of the raw stage and splits
+ *     it; B split once per stage by all threads into big/small planes in wgmma's K-major
+ *     core-matrix layout (no swizzle, SBO 128 B, LBO 2048 B; conflict-free), double-buffered.
+ *   - 4-stage cp.async ring (tc_load_stage, LEAN addressing; any m, n, k, ld). k step 0 runs
+ *     while the next stage is copied and split; no wgmma group is pending across a stage end.
+ *     Split-K (splitk.cuh) when C has fewer tiles than half the SMs.
+ *   - Range guard (x3guard.cuh): each A and B element is checked where it is split (shift,
+ *     max, add-min into two registers); a tile whose panels hold an element other than 0 or
+ *     2^-50 <= |x| <= 2^40 (NaN, Inf, near FLT_MAX, tiny, subnormal) stores nothing and an FP32
+ *     SIMT fixup recomputes it: FP32 results (Inf/NaN as FP32) for every input. Cost on normal
+ *     inputs: the checks, a memset of the guard's bytes and one fixup launch that exits at once.
+ * Resources (nvcc -arch=sm_90a -Xptxas -v): 249..255 registers, no spills unsplit (split-K:
+ * 0..48-byte stack, as before the guard); 200..208 KB dynamic shared memory; 1 block per SM.
+ * Measured before the guard (H200, miniblas-bench, 5 trials, cuBLAS FP32 SGEMM side by side):
+ * NN 4096 / 8192: 67.5 / 68.0 TFLOP/s (1.32x / 1.33x cuBLAS), TT 68.1 / 68.5 (1.39x / 1.36x);
+ * split-K 8192x128x8192 63.8-65.5 (1.26-1.37x); error 0.36..1.0x cuBLAS FP32's.
+ * Built for sm_90a (CMakeLists.txt); the sm_90 build traps; dispatch requires cc 9.0.
  */
 #include "tc_common.cuh"
+#include "x3guard.cuh"
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define WG_SM90A 1
@@ -189,7 +138,8 @@ __device__ __forceinline__ void wg_keep(float &r) { asm volatile("" : "+f"(r)::"
  * a quarter-warp (8 consecutive n, n % 8 = 0..7) writes one whole 128-byte core matrix.
  * ------------------------------------------------------------------------------------- */
 template <bool BKC>
-__device__ __forceinline__ void wg_split_b(float *big, float *small, const float *sB, int tid) {
+__device__ __forceinline__ void wg_split_b(float *big, float *small, const float *sB, int tid,
+                                           unsigned &gmx, unsigned &gmn) {
     constexpr int CHUNKS = WG_BN * WG_BK / 4;
     static_assert(CHUNKS % WG_THREADS == 0 && WG_BN % 32 == 0, "a warp's chunks share one k0");
 #pragma unroll
@@ -209,7 +159,10 @@ __device__ __forceinline__ void wg_split_b(float *big, float *small, const float
         }
         unsigned b[4], s[4];
 #pragma unroll
-        for (int e = 0; e < 4; ++e) tc_split_tf32(x[e], b[e], s[e]);
+        for (int e = 0; e < 4; ++e) {
+            tc_split_tf32(x[e], b[e], s[e]);
+            x3g_note(x[e], gmx, gmn);
+        }
         const int idx = wg_plane_index(n, k0);
         *(uint4 *)(big + idx) = make_uint4(b[0], b[1], b[2], b[3]);
         *(uint4 *)(small + idx) = make_uint4(s[0], s[1], s[2], s[3]);
@@ -225,6 +178,12 @@ __device__ __forceinline__ void wg_split_a(const float (&fa)[4], unsigned (&ab)[
                                            unsigned (&as)[4]) {
 #pragma unroll
     for (int v = 0; v < 4; ++v) tc_split_tf32(fa[v], ab[v], as[v]);
+}
+/* The range guard's check of the A fragment just split: called after the k step's wgmma
+ * are issued (off the path from wait to issue), before the next fragment replaces fa. */
+__device__ __forceinline__ void wg_note_a(const float (&fa)[4], unsigned &gmx, unsigned &gmn) {
+#pragma unroll
+    for (int v = 0; v < 4; ++v) x3g_note(fa[v], gmx, gmn);
 }
 __device__ __forceinline__ void wg_issue128(float (&t)[64], const unsigned (&ab)[4],
                                             const unsigned (&as)[4], unsigned pb, unsigned ps,
@@ -246,13 +205,42 @@ __device__ __forceinline__ void wg_flush64(float (&acc)[64], float (&t)[64]) {
 }
 
 /* ---------------------------------------------------------------------------------------
+ * Schedule notes.
+ * Synchronisation per stage kt (both warpgroups run the same code):
+ *   B1 __syncthreads        planes of kt (split in kt - 1, fence.proxy.async by each writer)
+ *                           and raw A of kt are visible; every wgmma of kt - 1 is done (each
+ *                           warpgroup waited for all of its groups at the end of kt - 1), so
+ *                           nothing reads plane buffer (kt + 1) & 1 any more
+ *   k step 0 issued
+ *   cp.async.wait_group 1   raw stage kt + 1 landed (this thread's copies)
+ *   B2 __syncthreads        ... for every thread
+ *   cp.async of stage kt + 3 into the raw buffer of kt - 1; split of kt + 1 into the other
+ *   plane buffer, fence.proxy.async (generic stores -> async-proxy reads of wgmma)
+ *   k step 0 finished (wait, FADDs), k steps 1..3 (each waits for its group)
+ * The epilogue with beta != 0 loads all of its C before storing: a rank-512 update of 8192^2
+ * with beta = 1 went from 1.82 to 1.19 ms (beta = 0: 1.14). The LEAN loader (one base address
+ * and row stride per thread) is worth ~5% (62.5 / 63.2 TFLOP/s NN without it).
+ * Tried and slower (same machine, before/after as noted): the first version
+ * (two m64n64 halves per k step, two 32-register fresh accumulators ta / tb, wait_group 1
+ * between the halves so a warpgroup's FADDs overlap its own wgmma): 62.5 / 63.2 NN without
+ * the LEAN loader, 65.7 / 66.5 NN and 64.7 / 65.1 TT with it; two 64-register fresh
+ * accumulators alternating over the k steps (wait_group 1): spills (96 .. 120 byte stack
+ * even with LEAN), 57.3 / 59.9 NN; three 32-register fresh accumulators rotating over the
+ * 8 m64n64 groups of a stage, wait_group 2: 60.1 / 60.7.
+ * ------------------------------------------------------------------------------------- */
+/* ---------------------------------------------------------------------------------------
  * The kernel. One block per 128x128 tile of C (grid-stride past the grid limit).
  * ------------------------------------------------------------------------------------- */
 template <bool AKC, bool BKC, bool SPLIT>
 __global__ void __launch_bounds__(WG_THREADS, 1)
-    wg_tf32x3_kernel(mb_gemm_args p, bool a_vec, bool b_vec, int64_t kc) {
+    wg_tf32x3_kernel(mb_gemm_args p, bool a_vec, bool b_vec, int64_t kc, x3g g) {
 #if WG_SM90A
-    if (SPLIT) p = mb_splitk_part<float>(p, blockIdx.y, kc); /* split-K: this block's slice */
+    if (SPLIT) { /* split-K: this block's slice; every slice writes alpha * partial to its slab */
+        p = mb_splitk_slice<float>(p, blockIdx.y, kc);
+        p.C = (float *)p.work + (int64_t)blockIdx.y * p.m * p.n;
+        p.ldc = p.m;
+        p.beta = 0.0;
+    }
     constexpr int S = WG_STAGES;
     constexpr int AE = wg_cfg::a_elems(AKC), BE = wg_cfg::b_elems(BKC);
     extern __shared__ __align__(128) unsigned char wg_smem[];
@@ -274,6 +262,8 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
         const int64_t m0 = tm * WG_BM, n0 = tn * WG_BN;
 
         float acc[64], t[64];
+        unsigned gmx, gmn; /* range guard (x3guard.cuh) over the A and B elements split here */
+        x3g_init(gmx, gmn);
 #pragma unroll
         for (int i = 0; i < 64; ++i) {
             acc[i] = 0.0f;
@@ -291,7 +281,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
         }
         tc_cp_async_wait<S - 2>();
         __syncthreads();
-        wg_split_b<BKC>(planes, planes + WG_PLANE, sB, tid);
+        wg_split_b<BKC>(planes, planes + WG_PLANE, sB, tid, gmx, gmn);
         wg_fence_proxy_async();
 
         int cs = 0; /* raw stage of k-tile kt */
@@ -307,6 +297,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             /* k step 0 is issued before, and finished after, the copies and the split of
              * the next stage, so that it runs meanwhile. */
             wg_issue128(t, ab, as, pb, ps, 0);
+            wg_note_a(fa, gmx, gmn);
             tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 8, lane); /* next A fragment */
 
             /* Groups committed: S - 1 + kt (k-tiles 0 .. kt + S - 2); at most S - 3 pending
@@ -321,7 +312,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             if (kt + 1 < KT) {
                 const int ns = cs + 1 == S ? 0 : cs + 1;
                 float *pl = planes + ((kt + 1) & 1) * 2 * WG_PLANE;
-                wg_split_b<BKC>(pl, pl + WG_PLANE, sB + ns * BE, tid);
+                wg_split_b<BKC>(pl, pl + WG_PLANE, sB + ns * BE, tid, gmx, gmn);
                 wg_fence_proxy_async();
             }
             /* k steps 1..3: wait, add t into acc, issue the next (its A fragment already
@@ -332,6 +323,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 wg_flush64(acc, t);
                 wg_split_a(fa, ab, as);
                 wg_issue128(t, ab, as, pb, ps, 8 * j);
+                wg_note_a(fa, gmx, gmn);
                 if (j < 3) tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 8 * (j + 1), lane);
             }
             wg_wait<0>();
@@ -346,18 +338,20 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
          * column 8 (i / 4) + 2 t + i % 2. Per register a warp writes 8 consecutive rows in
          * each of 4 columns. beta == 0: C is not read; else all 64 values are loaded (into t,
          * free now) before any is stored, so the loads overlap instead of each waiting a
-         * memory latency behind the stores before it (session 5: a rank-512 update of 8192^2
-         * with beta = 1 took 1.82 ms against 1.14 with beta = 0). */
-        const int g = lane >> 2, tq = lane & 3;
+         * memory latency behind the stores before it (see the schedule notes). */
+        /* A tile with an out-of-range element in its panels stores nothing (the fixup
+         * recomputes it; x3guard.cuh). */
+        if (x3g_tile_out(g, gmx, gmn, tm + tn * ntm)) continue;
+        const int gq = lane >> 2, tq = lane & 3;
 #pragma unroll
         for (int i = 0; i < 64; ++i) {
-            const int64_t r = m0 + wm0 + g + 8 * ((i >> 1) & 1);
+            const int64_t r = m0 + wm0 + gq + 8 * ((i >> 1) & 1);
             const int64_t c = n0 + 8 * (i >> 2) + 2 * tq + (i & 1);
             t[i] = beta != 0.0f && r < p.m && c < p.n ? C[r + c * p.ldc] : 0.0f;
         }
 #pragma unroll
         for (int i = 0; i < 64; ++i) {
-            const int64_t r = m0 + wm0 + g + 8 * ((i >> 1) & 1);
+            const int64_t r = m0 + wm0 + gq + 8 * ((i >> 1) & 1);
             const int64_t c = n0 + 8 * (i >> 2) + 2 * tq + (i & 1);
             if (r < p.m && c < p.n) {
                 const float val = alpha * acc[i];
@@ -372,6 +366,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     (void)a_vec;
     (void)b_vec;
     (void)kc;
+    (void)g;
 #ifdef __CUDA_ARCH__
     __trap();
 #endif
@@ -381,8 +376,10 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
 /* ---------------------------------------------------------------------------------------
  * Launcher: transpose instantiation, 16-byte copy eligibility, dynamic shared memory.
  * ------------------------------------------------------------------------------------- */
+/* p: the call; q: the same with the workspace after the guard's bytes (split-K slabs). */
 template <bool AKC, bool BKC, bool SPLIT>
-static cudaError_t wg_launch_s(const mb_gemm_args *p, mb_splitk sp, cudaStream_t s) {
+static cudaError_t wg_launch_s(const mb_gemm_args *p, const mb_gemm_args *q, mb_splitk sp, x3g g,
+                               cudaStream_t s) {
     const size_t smem = wg_smem_bytes(AKC, BKC);
     static unsigned long long smem_set; /* devices whose limit is raised (this kernel) */
     cudaError_t e = mb_smem_limit_once((const void *)wg_tf32x3_kernel<AKC, BKC, SPLIT>, (int)smem,
@@ -392,15 +389,23 @@ static cudaError_t wg_launch_s(const mb_gemm_args *p, mb_splitk sp, cudaStream_t
     const bool b_vec = ((uintptr_t)p->B % 16 == 0) && ((p->ldb * (int64_t)sizeof(float)) % 16 == 0);
     const int64_t tiles = mb_cdiv(p->m, WG_BM) * mb_cdiv(p->n, WG_BN);
     const dim3 grid(mb_grid_dim(tiles, MB_GRID_X_MAX), (unsigned)sp.S);
-    wg_tf32x3_kernel<AKC, BKC, SPLIT><<<grid, WG_THREADS, smem, s>>>(*p, a_vec, b_vec, sp.kc);
+    wg_tf32x3_kernel<AKC, BKC, SPLIT><<<grid, WG_THREADS, smem, s>>>(*q, a_vec, b_vec, sp.kc, g);
     e = cudaGetLastError();
-    return e == cudaSuccess ? mb_splitk_finish<float>(p, sp, s) : e;
+    if (e == cudaSuccess && SPLIT) e = x3g_reduce(p, q, sp.S, g, s);
+    return e == cudaSuccess ? x3g_end(p, g, s) : e;
 }
 template <bool AKC, bool BKC>
 static cudaError_t wg_launch_t(const mb_gemm_args *p, cudaStream_t s) {
+    x3g g;
+    mb_gemm_args q;
+    static_assert(WG_BM <= X3G_TILE && WG_BN <= X3G_TILE, "the fixup's tile");
+    cudaError_t e = x3g_begin(p, WG_BM, WG_BN, &g, &q, s);
+    if (e != cudaSuccess) return e;
+    /* every slice writes a slab (slice 0 too: C stays intact for the fixup) */
     const mb_splitk sp =
-        mb_splitk_plan(p, mb_cdiv(p->m, WG_BM) * mb_cdiv(p->n, WG_BN), 1, WG_BK, sizeof(float));
-    return sp.S > 1 ? wg_launch_s<AKC, BKC, true>(p, sp, s) : wg_launch_s<AKC, BKC, false>(p, sp, s);
+        mb_splitk_plan(&q, mb_cdiv(p->m, WG_BM) * mb_cdiv(p->n, WG_BN), 1, WG_BK, sizeof(float), 1);
+    return sp.S > 1 ? wg_launch_s<AKC, BKC, true>(p, &q, sp, g, s)
+                    : wg_launch_s<AKC, BKC, false>(p, &q, sp, g, s);
 }
 
 extern "C" cudaError_t mb_sgemm_wgmma_tf32x3(const void *a, cudaStream_t s) {

@@ -8,6 +8,8 @@
  * inputs give the same bits every time).
  * The kernels only change the problem they see (mb_splitk_part): the A and B origins move to
  * the slice's first k, k becomes the slice's depth, and slices s > 0 target their slab.
+ * Under the 3xTF32 range guard (x3guard.cuh) slice 0 writes a slab too (own0 = 1 in the
+ * plans): C must stay intact for the fixup of flagged tiles, so only the reduce writes C.
  * Cost: the slabs are written and read once ((S - 1) m n elements each way), small next to
  * the product when a slice is at least MB_SPLITK_MIN_KT k-tiles deep.
  * Measured (H200, session 5 run 6, TFLOP/s and % of cuBLAS): wgmma_tf32x3 on 8192x128x8192
@@ -32,14 +34,17 @@ typedef struct mb_splitk {
 
 /* S slices of k, clamped so that each is at least MB_SPLITK_MIN_KT k-tiles of depth bk, there
  * are at most MB_SPLITK_MAX, and the workspace holds their slabs (S - 1 of m x n elements). */
-static inline mb_splitk mb_splitk_make(const mb_gemm_args *p, int64_t s, int bk, size_t elem) {
+/* own0: slice 0 writes a slab too (the 3xTF32 range guard, x3guard.cuh): S slabs, not S - 1. */
+static inline mb_splitk mb_splitk_make(const mb_gemm_args *p, int64_t s, int bk, size_t elem,
+                                       int own0 = 0) {
     mb_splitk sp = {1, p->k};
     if (!p->work) return sp;
     const int64_t kt = mb_cdiv(p->k, bk);
     if (s > kt / MB_SPLITK_MIN_KT) s = kt / MB_SPLITK_MIN_KT;
     if (s > MB_SPLITK_MAX) s = MB_SPLITK_MAX;
     const int64_t slab = p->m * p->n * (int64_t)elem;
-    if (s > 1 + (int64_t)(p->work_bytes / (size_t)slab)) s = 1 + (int64_t)(p->work_bytes / (size_t)slab);
+    const int64_t fit = (int64_t)(p->work_bytes / (size_t)slab);
+    if (s > 1 + fit - own0) s = 1 + fit - own0;
     if (s < 2) return sp;
     const int64_t per = mb_cdiv(kt, s); /* k-tiles per slice; recount so none is empty */
     sp.S = (int)mb_cdiv(kt, per);
@@ -50,13 +55,13 @@ static inline mb_splitk mb_splitk_make(const mb_gemm_args *p, int64_t s, int bk,
 /* The split for a grid of `tiles` blocks when `per_sm` blocks fit on an SM: split only when
  * the tiles fill less than half of the GPU's block slots, into as many slices as fill them. */
 static inline mb_splitk mb_splitk_plan(const mb_gemm_args *p, int64_t tiles, int per_sm, int bk,
-                                       size_t elem) {
+                                       size_t elem, int own0 = 0) {
     mb_splitk sp = {1, p->k};
     int sms = 0;
     if (!p->work || mb_device_info(&sms, NULL) != cudaSuccess) return sp;
     const int64_t slots = (int64_t)sms * per_sm;
     if (2 * tiles > slots) return sp;
-    return mb_splitk_make(p, slots / tiles, bk, elem);
+    return mb_splitk_make(p, slots / tiles, bk, elem, own0);
 }
 
 /* The k range of slice s: A and B move to its first k, k becomes its depth. */
@@ -100,7 +105,7 @@ typedef struct mb_tail {
 } mb_tail;
 
 static inline mb_tail mb_tail_plan(const mb_gemm_args *p, int64_t tiles, int per_sm, int bk,
-                                   int64_t tile_elems, size_t elem) {
+                                   int64_t tile_elems, size_t elem, int own0 = 0) {
     mb_tail t = {tiles, 1, p->k};
     int sms = 0;
     if (!p->work || mb_device_info(&sms, NULL) != cudaSuccess) return t;
@@ -111,7 +116,7 @@ static inline mb_tail mb_tail_plan(const mb_gemm_args *p, int64_t tiles, int per
     if (S > kt / MB_SPLITK_MIN_KT) S = kt / MB_SPLITK_MIN_KT;
     if (S > MB_SPLITK_MAX) S = MB_SPLITK_MAX;
     const int64_t fit = (int64_t)(p->work_bytes / ((size_t)(rem * tile_elems) * elem));
-    if (S > 1 + fit) S = 1 + fit;
+    if (S > 1 + fit - own0) S = 1 + fit - own0;
     if (S < 2) return t;
     const int64_t per = mb_cdiv(kt, S); /* k-tiles per slice; recount so none is empty */
     t.t0 = tiles - rem;

@@ -9,7 +9,9 @@
  *   TC_OP_TF32X3 float, x = big + small (both TF32; each stage split once per block into a
  *                big and a small plane in shared memory, tc_split_stage), small*big +
  *                big*small + big*big into a fresh accumulator per k step, added to the FP32
- *                accumulator outside the tensor core (round to nearest; tc_warp_mma_x3)
+ *                accumulator outside the tensor core (round to nearest; tc_warp_mma_x3);
+ *                the range guard of x3guard.cuh checks each element as it is split and
+ *                leaves tiles with an element outside its range to an FP32 SIMT fixup
  *
  * Layout (column-major after normalisation). Each operand tile is kept in shared memory in the
  * order of its contiguous global dimension, so a 16-byte cp.async copies 16 contiguous bytes:
@@ -45,6 +47,7 @@
 #include <string.h> /* memcpy: the host bit casts of the CPU emulation */
 #include "../common/common.cuh"
 #include "splitk.cuh"
+#include "x3guard.cuh"
 
 #define TC_OP_DMMA 0
 #define TC_OP_TF32 1
@@ -578,7 +581,8 @@ TC_HD void tc_split_tf32(float x, unsigned &big, unsigned &small) {
  * (big, small) pairs: an mma operand is 4 consecutive registers of big or of small parts, and
  * pairs loaded with one 8-byte read cost a register move per element.) */
 template <int OUTER, int INNER, int LDS, int NTHREADS>
-TC_HD void tc_split_tile(float *big, float *small, const float *src, int tid) {
+TC_HD void tc_split_tile(float *big, float *small, const float *src, int tid, unsigned &gmx,
+                         unsigned &gmn) {
     constexpr int CPR = INNER / 4, TOTAL = OUTER * CPR;
     static_assert(TOTAL % NTHREADS == 0, "every thread splits the same number of chunks");
 TC_UNROLL
@@ -591,6 +595,10 @@ TC_UNROLL
         tc_split_tf32(x.y, b[1], sm[1]);
         tc_split_tf32(x.z, b[2], sm[2]);
         tc_split_tf32(x.w, b[3], sm[3]);
+        x3g_note(x.x, gmx, gmn); /* the range guard (x3guard.cuh) */
+        x3g_note(x.y, gmx, gmn);
+        x3g_note(x.z, gmx, gmn);
+        x3g_note(x.w, gmx, gmn);
         *(float4 *)(big + idx) =
             make_float4(tc_u2f(b[0]), tc_u2f(b[1]), tc_u2f(b[2]), tc_u2f(b[3]));
         *(float4 *)(small + idx) =
@@ -600,18 +608,19 @@ TC_UNROLL
 /* Split planes of one stage: big A at sX, small A at sX + AE, big B at sX + 2 AE, small B at
  * sX + 2 AE + BE (AE, BE: elements of an A / B stage). */
 template <class Cfg, bool AKC, bool BKC>
-TC_HD void tc_split_stage(float *sX, const float *sA, const float *sB, int tid) {
+TC_HD void tc_split_stage(float *sX, const float *sA, const float *sB, int tid, unsigned &gmx,
+                          unsigned &gmn) {
     constexpr int AE = Cfg::a_elems(AKC), BE = Cfg::b_elems(BKC);
     if (AKC)
-        tc_split_tile<Cfg::BM, Cfg::BK, Cfg::LD_K, Cfg::NTHREADS>(sX, sX + AE, sA, tid);
+        tc_split_tile<Cfg::BM, Cfg::BK, Cfg::LD_K, Cfg::NTHREADS>(sX, sX + AE, sA, tid, gmx, gmn);
     else
-        tc_split_tile<Cfg::BK, Cfg::BM, Cfg::LD_AM, Cfg::NTHREADS>(sX, sX + AE, sA, tid);
+        tc_split_tile<Cfg::BK, Cfg::BM, Cfg::LD_AM, Cfg::NTHREADS>(sX, sX + AE, sA, tid, gmx, gmn);
     if (BKC)
         tc_split_tile<Cfg::BN, Cfg::BK, Cfg::LD_K, Cfg::NTHREADS>(sX + 2 * AE, sX + 2 * AE + BE,
-                                                                 sB, tid);
+                                                                 sB, tid, gmx, gmn);
     else
         tc_split_tile<Cfg::BK, Cfg::BN, Cfg::LD_BN, Cfg::NTHREADS>(sX + 2 * AE, sX + 2 * AE + BE,
-                                                                  sB, tid);
+                                                                  sB, tid, gmx, gmn);
 }
 
 /* Warp tile product on k steps [S0, S1) of one stage (steps of 8 for TF32, of Cfg::DK for FP64), so
@@ -969,9 +978,21 @@ __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg:
  * ------------------------------------------------------------------------------------- */
 template <class Cfg, int OP, bool AKC, bool BKC, bool SPLIT>
 __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
-    tc_gemm_kernel(mb_gemm_args p, bool a_vec, bool b_vec, int64_t kc, int shift, mb_tail tail) {
+    tc_gemm_kernel(mb_gemm_args p, bool a_vec, bool b_vec, int64_t kc, int shift, mb_tail tail,
+                   x3g g) {
     typedef typename Cfg::T T;
-    if (SPLIT) p = mb_splitk_part<T>(p, blockIdx.y, kc); /* split-K: this block's slice */
+    /* 3xTF32 (range guard, x3guard.cuh): every split-K slice, slice 0 too, writes alpha times
+     * its partial to a slab (slab s), so that C stays intact for the fixup; p.work is the
+     * workspace after the guard's bytes. */
+    constexpr bool X3 = OP == TC_OP_TF32X3;
+    if (SPLIT && X3) {
+        p = mb_splitk_slice<T>(p, blockIdx.y, kc);
+        p.C = (T *)p.work + (int64_t)blockIdx.y * p.m * p.n;
+        p.ldc = p.m;
+        p.beta = 0.0;
+    } else if (SPLIT) {
+        p = mb_splitk_part<T>(p, blockIdx.y, kc); /* split-K: this block's slice */
+    }
     static_assert(OP == TC_OP_DMMA || (Cfg::DK == 4 && Cfg::PIPE == TC_PIPE_STEP2),
                   "DK and PIPE are FP64 options");
     const int64_t ntm = (p.m + Cfg::BM - 1) / Cfg::BM, ntn = (p.n + Cfg::BN - 1) / Cfg::BN;
@@ -986,8 +1007,8 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
         const int s = (int)(j / rem);
         tile0 = tail.t0 + j % rem;
         p = mb_splitk_slice<T>(p, s, tail.kc);
-        if (s > 0) {
-            C = (T *)p.work + ((int64_t)(s - 1) * rem + j % rem) * (Cfg::BM * Cfg::BN);
+        if (s > 0 || X3) { /* 3xTF32: slab s (C intact for the fixup); else slab s - 1 */
+            C = (T *)p.work + ((int64_t)(X3 ? s : s - 1) * rem + j % rem) * (Cfg::BM * Cfg::BN);
             to_slab = true;
             p.beta = 0.0;
         }
@@ -1018,6 +1039,8 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
             for (int ni = 0; ni < Cfg::NI; ++ni)
 #pragma unroll
                 for (int v = 0; v < 4; ++v) acc[mi][ni][v] = T(0);
+        unsigned gmx, gmn; /* 3xTF32 range guard over the elements this thread splits */
+        x3g_init(gmx, gmn);
 
         /* Prologue: STAGES-1 k-tiles in flight (empty groups past the end keep the count). */
 #pragma unroll
@@ -1054,7 +1077,7 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
                 /* The split copy is free: every warp finished the previous k-tile's mma
                  * before the barrier above. The barrier below publishes it. */
                 tc_split_stage<Cfg, AKC, BKC>(sX, (const float *)(sA + cs * AE),
-                                              (const float *)(sB + cs * BE), tid);
+                                              (const float *)(sB + cs * BE), tid, gmx, gmn);
                 __syncthreads();
                 tc_warp_mma_x3<Cfg, AKC, BKC, 0, 1>(acc, sX, wm0, wn0, lane);
             } else {
@@ -1078,6 +1101,12 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
         }
         tc_cp_async_wait<0>();
         __syncthreads(); /* the next tile's prologue overwrites the stages */
+        /* 3xTF32: a tile with an out-of-range element in its panels stores nothing (its
+         * bit is set; the fixup recomputes the elements it owns; x3guard.cuh). */
+        if constexpr (X3) {
+            static_assert(Cfg::BM <= X3G_TILE && Cfg::BN <= X3G_TILE, "the fixup's tile");
+            if (x3g_tile_out(g, gmx, gmn, tm + tn * ntm)) continue;
+        }
 
         /* Epilogue straight from the accumulator fragments: for each register, a warp writes
          * 8 consecutive rows in each of 4 columns (full 32-byte sectors). With beta != 0 the
@@ -1158,9 +1187,12 @@ static int tc_edge_shift(const mb_gemm_args *p) {
 /* C += the tail slabs (mb_tail): block (j, y) adds element e = 256 y + thread of tail tile
  * t0 + j, in slice order, where the tile owns it (the same ownership as the kernel's
  * epilogue, edge shift included). */
-template <class Cfg>
+/* X3 (the 3xTF32 range guard): slab 0 holds slice 0 too and C = beta * C + the slabs, for
+ * the tiles whose guard bit is clear (beta == 0: C not read). */
+template <class Cfg, bool X3>
 __global__ void tc_tail_reduce_kernel(typename Cfg::T *C, int64_t ldc, const typename Cfg::T *W,
-                                      int64_t m, int64_t n, int64_t t0, int slabs, int shift) {
+                                      int64_t m, int64_t n, int64_t t0, int slabs, int shift,
+                                      typename Cfg::T beta, x3g g) {
     typedef typename Cfg::T T;
     constexpr int64_t TE = (int64_t)Cfg::BM * Cfg::BN;
     const int64_t e = (int64_t)blockIdx.y * blockDim.x + threadIdx.x;
@@ -1173,6 +1205,13 @@ __global__ void tc_tail_reduce_kernel(typename Cfg::T *C, int64_t ldc, const typ
     tc_tile_place<Cfg>(tm, tn, m, n, shift, &r0, &c0, &m0, &n0);
     const int64_t r = m0 + e % Cfg::BM, c = n0 + e / Cfg::BM;
     if (r < r0 || r >= m || c < c0 || c >= n) return;
+    if (X3) {
+        if (x3g_bit(g, tm + tn * ntm)) return;
+        T v = W[j * TE + e];
+        for (int s = 1; s < slabs; ++s) v += W[(s * rem + j) * TE + e];
+        C[r + c * ldc] = beta == T(0) ? v : v + beta * C[r + c * ldc];
+        return;
+    }
     T v = C[r + c * ldc];
     for (int s = 0; s < slabs; ++s) v += W[(s * rem + j) * TE + e];
     C[r + c * ldc] = v;
@@ -1184,9 +1223,12 @@ static bool tc_vec16(const void *ptr, int64_t ld) {
     return (uintptr_t)ptr % 16 == 0 && (ld * (int64_t)sizeof(T)) % 16 == 0;
 }
 
+/* p: the call; q: the same with the workspace for slabs (3xTF32: after the guard's bytes). */
 template <class Cfg, int OP, bool AKC, bool BKC, bool SPLIT>
-static cudaError_t tc_gemm_launch_s(const mb_gemm_args *p, mb_splitk sp, cudaStream_t s) {
+static cudaError_t tc_gemm_launch_s(const mb_gemm_args *p, const mb_gemm_args *q, mb_splitk sp,
+                                    x3g g, cudaStream_t s) {
     typedef typename Cfg::T T;
+    constexpr bool X3 = OP == TC_OP_TF32X3;
     const size_t smem = Cfg::smem_bytes(AKC, BKC, OP == TC_OP_TF32X3);
     static unsigned long long smem_set; /* devices whose limit is raised (this kernel) */
     cudaError_t e = mb_smem_limit_once((const void *)tc_gemm_kernel<Cfg, OP, AKC, BKC, SPLIT>,
@@ -1197,18 +1239,24 @@ static cudaError_t tc_gemm_launch_s(const mb_gemm_args *p, mb_splitk sp, cudaStr
     const int shift = tc_edge_shift<Cfg, AKC, BKC>(p);
     /* a split launch splits every tile; otherwise perhaps the last wave (mb_tail_plan) */
     const mb_tail tail = SPLIT || !Cfg::TAIL ? mb_tail{tiles, 1, p->k}
-                                             : mb_tail_plan(p, tiles, Cfg::MIN_BLOCKS, Cfg::BK,
-                                                            (int64_t)Cfg::BM * Cfg::BN, sizeof(T));
+                                             : mb_tail_plan(q, tiles, Cfg::MIN_BLOCKS, Cfg::BK,
+                                                            (int64_t)Cfg::BM * Cfg::BN, sizeof(T),
+                                                            X3 ? 1 : 0);
     const int64_t blocks = tail.t0 + (tiles - tail.t0) * tail.S;
     const dim3 grid(mb_grid_dim(blocks, MB_GRID_X_MAX), (unsigned)sp.S);
     tc_gemm_kernel<Cfg, OP, AKC, BKC, SPLIT>
-        <<<grid, Cfg::NTHREADS, smem, s>>>(*p, a_vec, b_vec, sp.kc, shift, tail);
+        <<<grid, Cfg::NTHREADS, smem, s>>>(*q, a_vec, b_vec, sp.kc, shift, tail, g);
     e = cudaGetLastError();
     if (e == cudaSuccess && tail.S > 1) {
         const dim3 rgrid((unsigned)(tiles - tail.t0), (unsigned)mb_cdiv((int64_t)Cfg::BM * Cfg::BN, 256));
-        tc_tail_reduce_kernel<Cfg><<<rgrid, 256, 0, s>>>((T *)p->C, p->ldc, (const T *)p->work, p->m,
-                                                         p->n, tail.t0, tail.S - 1, shift);
+        tc_tail_reduce_kernel<Cfg, X3><<<rgrid, 256, 0, s>>>(
+            (T *)p->C, p->ldc, (const T *)q->work, p->m, p->n, tail.t0, X3 ? tail.S : tail.S - 1,
+            shift, (T)p->beta, g);
         e = cudaGetLastError();
+    }
+    if constexpr (X3) {
+        if (e == cudaSuccess && SPLIT) e = x3g_reduce(p, q, sp.S, g, s);
+        return e == cudaSuccess ? x3g_end(p, g, s) : e;
     }
     return e == cudaSuccess ? mb_splitk_finish<T>(p, sp, s) : e;
 }
@@ -1217,11 +1265,18 @@ static cudaError_t tc_gemm_launch_s(const mb_gemm_args *p, mb_splitk sp, cudaStr
 template <class Cfg, int OP, bool AKC, bool BKC>
 static cudaError_t tc_gemm_launch_t(const mb_gemm_args *p, int S, cudaStream_t s) {
     typedef typename Cfg::T T;
+    constexpr int X3 = OP == TC_OP_TF32X3 ? 1 : 0;
+    x3g g = {NULL, NULL, Cfg::BM, Cfg::BN};
+    mb_gemm_args q = *p;
+    if (X3) { /* the range guard: its bytes zeroed, slabs after them */
+        const cudaError_t e = x3g_begin(p, Cfg::BM, Cfg::BN, &g, &q, s);
+        if (e != cudaSuccess) return e;
+    }
     const int64_t tiles = mb_cdiv(p->m, Cfg::BM) * mb_cdiv(p->n, Cfg::BN);
-    const mb_splitk sp = S ? mb_splitk_make(p, S, Cfg::BK, sizeof(T))
-                           : mb_splitk_plan(p, tiles, Cfg::MIN_BLOCKS, Cfg::BK, sizeof(T));
-    return sp.S > 1 ? tc_gemm_launch_s<Cfg, OP, AKC, BKC, true>(p, sp, s)
-                    : tc_gemm_launch_s<Cfg, OP, AKC, BKC, false>(p, sp, s);
+    const mb_splitk sp = S ? mb_splitk_make(&q, S, Cfg::BK, sizeof(T), X3)
+                           : mb_splitk_plan(&q, tiles, Cfg::MIN_BLOCKS, Cfg::BK, sizeof(T), X3);
+    return sp.S > 1 ? tc_gemm_launch_s<Cfg, OP, AKC, BKC, true>(p, &q, sp, g, s)
+                    : tc_gemm_launch_s<Cfg, OP, AKC, BKC, false>(p, &q, sp, g, s);
 }
 
 template <class Cfg, int OP>

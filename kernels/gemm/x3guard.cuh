@@ -1,0 +1,220 @@
+/*
+ * Range guard of the 3xTF32 rungs (14_tf32x3, 15_wgmma_tf32x3): FP32 results for every input.
+ * 3xTF32 (x = big + small, three TF32 products per a*b) equals FP32 only while every part and
+ * part product is a normal float that cannot overflow: a*b = 2.55e38 * 1.3336 is finite but
+ * big*big rounds past FLT_MAX (+-Inf), Inf gives Inf - Inf = NaN in the split, and tiny or
+ * subnormal inputs lose their small parts or products to the tensor cores' flush to zero
+ * (errors near 1e-4 of sum|a b| where FP32 is near 1e-7). So:
+ *   Range rule: x is IN RANGE iff x == +-0 or 2^-50 <= |x| <= 2^40 (NaN and Inf are out).
+ *   H = 40: |big| <= 2^40 (2^40 is a TF32 value, rounding is monotonic), so every part product
+ *     is <= 2^80 and any sum of k of them < k * 2^82 < 2^128 for k < 2^46: nothing overflows,
+ *     in the tensor cores or in an FP32 SIMT gemm of the same elements (both finite).
+ *   L = 50: nonzero |big| >= 2^-50 and nonzero |small| >= ulp(x) >= 2^-73, so every part is
+ *     normal and every product the tensor cores compute (small*big, big*small, big*big) is
+ *     >= 2^-123 > 2^-126 (normal, nothing flushed; L <= 51 is the limit). What remains is the
+ *     error 3xTF32 has on all inputs (the dropped small*small <= 2^-22 |a b|) plus, where a
+ *     k step's sum cancels below 2^-126, at most 2^-126 per k step of 8 (subnormal quanta).
+ * A tile (BM x BN of C) whose A row panel and B column panel (all of k, rows / columns
+ * outside the matrix count as zero) are in range is computed by the tensor cores as before.
+ * Otherwise its block stores nothing, sets the tile's bit and the "needs fixup" word in the
+ * gemm workspace, and x3g_fixup_kernel (launched unconditionally after the gemm: each block
+ * reads the word and returns when it is 0) recomputes exactly those tiles with an FP32 SIMT
+ * inner product (FMA in k order, as the SIMT rungs) and writes alpha*AB + beta*C (beta == 0:
+ * C not read). C of such a tile is untouched until then, so beta*C is the caller's C.
+ * The check costs per element 3 integer instructions (shift, max, add-min) into two registers
+ * per thread, done where the kernel already splits the element; per tile one __syncthreads_or.
+ * Workspace (the handle's gemm workspace): word 0 = needs fixup, from byte 256 one bit per
+ * tile (tm + tn * ntm); zeroed by one cudaMemsetAsync per call (other rungs use the workspace
+ * for their split-K slabs). Split-K under the guard: every slice (slice 0 too) writes alpha
+ * times its partial into a slab after the guard's bytes, and x3g_reduce_kernel adds the slabs
+ * and beta * C into the tiles whose bit is clear. Without room for the guard (no workspace, or
+ * more than 8 * (MB_GEMM_WORK_BYTES - 256) tiles) the rungs run unguarded, with the limits above.
+ */
+#ifndef MINIBLAS_GEMM_X3GUARD_CUH
+#define MINIBLAS_GEMM_X3GUARD_CUH
+
+#include <string.h> /* memcpy: the host bit cast */
+#include "../common/common.cuh"
+
+#define X3G_HI2 0xA7000000u   /* 2 * bits(2^40): largest allowed (bits << 1) */
+#define X3G_LO2M2 0x4CFFFFFEu /* 2 * bits(2^-50) - 2: smallest allowed (bits << 1) - 2 */
+#define X3G_HDR 256           /* bytes before the tile bits */
+#define X3G_TILE 128          /* the fixup's block tile; a guarded kernel's tile is at most this */
+
+/* flag == NULL: guard off. */
+typedef struct x3g {
+    unsigned *flag; /* word 0 of the workspace: some tile needs the fixup */
+    unsigned *bits; /* one bit per tile, index tm + tn * ntm */
+    int bm, bn;     /* the kernel's tile (<= X3G_TILE each) */
+} x3g;
+
+/* Per thread: mx = max of (bits << 1), mn = min of (bits << 1) - 2 over the elements seen
+ * (the shift drops the sign; a zero's t - 2 wraps to 0xfffffffe and is never the min). */
+#define X3G_HD __host__ __device__ __forceinline__
+X3G_HD void x3g_init(unsigned &mx, unsigned &mn) {
+    mx = 0u;
+    mn = 0xffffffffu;
+}
+X3G_HD void x3g_note(float x, unsigned &mx, unsigned &mn) {
+#ifdef __CUDA_ARCH__
+    const unsigned t = __float_as_uint(x) << 1;
+    mx = max(mx, t);
+    mn = __viaddmin_u32(t, 0xfffffffeu, mn); /* min(t - 2, mn): one VIADDMNMX on sm_90 */
+#else
+    unsigned u;
+    memcpy(&u, &x, 4);
+    const unsigned t = u << 1;
+    mx = mx > t ? mx : t;
+    mn = mn < t - 2u ? mn : t - 2u;
+#endif
+}
+X3G_HD bool x3g_out(unsigned mx, unsigned mn) { return mx > X3G_HI2 || mn < X3G_LO2M2; }
+/* The same rule on one element (the fixup's and the tests' view). */
+X3G_HD bool x3g_elem_out(float x) {
+    unsigned mx, mn;
+    x3g_init(mx, mn);
+    x3g_note(x, mx, mn);
+    return x3g_out(mx, mn);
+}
+
+/* End of a tile, every thread of the block: whether the tile's panels hold an out-of-range
+ * element (then its bit and the flag are set, and the caller stores nothing). */
+__device__ __forceinline__ bool x3g_tile_out(const x3g &g, unsigned mx, unsigned mn, int64_t bit) {
+    const bool out = __syncthreads_or(g.flag != NULL && x3g_out(mx, mn)) != 0;
+    if (out && threadIdx.x == 0) {
+        atomicOr(g.bits + (bit >> 5), 1u << (bit & 31));
+        atomicExch(g.flag, 1u);
+    }
+    return out;
+}
+__device__ __forceinline__ bool x3g_bit(const x3g &g, int64_t bit) {
+    return g.flag != NULL && ((g.bits[bit >> 5] >> (bit & 31)) & 1u);
+}
+
+/* Host: the guard of one call, and the args whose workspace is what follows the guard's bytes
+ * (for split-K slabs); zeroes the guard's bytes in stream order. */
+static inline cudaError_t x3g_begin(const mb_gemm_args *p, int bm, int bn, x3g *g,
+                                    mb_gemm_args *q, cudaStream_t s) {
+    *q = *p;
+    g->flag = NULL;
+    g->bits = NULL;
+    g->bm = bm;
+    g->bn = bn;
+    const int64_t tiles = mb_cdiv(p->m, bm) * mb_cdiv(p->n, bn);
+    const size_t bytes = X3G_HDR + (size_t)mb_cdiv(mb_cdiv(tiles, 32) * 4, X3G_HDR) * X3G_HDR;
+    if (!p->work || bytes > p->work_bytes) {
+        q->work = NULL; /* no split-K either: no room to keep C intact */
+        q->work_bytes = 0;
+        return cudaSuccess;
+    }
+    g->flag = (unsigned *)p->work;
+    g->bits = (unsigned *)((char *)p->work + X3G_HDR);
+    q->work = (char *)p->work + bytes;
+    q->work_bytes = p->work_bytes - bytes;
+    return cudaMemsetAsync(p->work, 0, bytes, s);
+}
+
+/* Split-K under the guard: C = beta * C + slab 0 + ... + slab S - 1 (slab s = alpha times
+ * slice s's partial, m x n, ld m), in slice order, for the elements of tiles whose bit is
+ * clear; beta == 0: C not read. Grid-stride, one thread per element. */
+static __global__ void x3g_reduce_kernel(float *C, int64_t ldc, const float *W, int64_t m, int64_t n,
+                                  int slabs, float beta, x3g g) {
+    const int64_t mn = m * n, ntm = (m + g.bm - 1) / g.bm;
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < mn;
+         e += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t r = e % m, c = e / m;
+        if (x3g_bit(g, r / g.bm + (c / g.bn) * ntm)) continue;
+        float v = W[e];
+        for (int s = 1; s < slabs; ++s) v += W[s * mn + e];
+        float *dst = C + r + c * ldc;
+        *dst = beta == 0.0f ? v : v + beta * *dst;
+    }
+}
+static inline cudaError_t x3g_reduce(const mb_gemm_args *p, const mb_gemm_args *q, int S, x3g g,
+                                     cudaStream_t s) {
+    const int64_t blocks = mb_cdiv(p->m * p->n, 256);
+    x3g_reduce_kernel<<<mb_grid_dim(blocks, 65535), 256, 0, s>>>(
+        (float *)p->C, p->ldc, (const float *)q->work, p->m, p->n, S, (float)p->beta, g);
+    return cudaGetLastError();
+}
+
+/* The fixup: every block reads the flag and returns when it is 0. Else tiles (grid-stride)
+ * whose bit is set are recomputed: 256 threads, each 8 x 8 elements of the 128 x 128 tile
+ * (rows tx + 16 i, columns ty + 16 j), k in chunks of 16 staged in shared memory; per element
+ * acc = fmaf(a_q, b_q, acc) for q = 0 .. k - 1 in order (as the SIMT rungs), then
+ * alpha * acc (+ beta * C). Slow (SIMT, one block per tile) but only for flagged tiles. */
+#define X3G_FK 16
+static __global__ void __launch_bounds__(256) x3g_fixup_kernel(mb_gemm_args p, x3g g) {
+    if (*(volatile unsigned *)g.flag == 0u) return;
+    __shared__ float sA[X3G_FK][X3G_TILE], sB[X3G_FK][X3G_TILE + 1];
+    const float *A = (const float *)p.A, *B = (const float *)p.B;
+    float *C = (float *)p.C;
+    const float alpha = (float)p.alpha, beta = (float)p.beta;
+    const int tid = threadIdx.x, tx = tid & 15, ty = tid >> 4;
+    const int64_t ntm = (p.m + g.bm - 1) / g.bm, ntn = (p.n + g.bn - 1) / g.bn;
+    for (int64_t tile = blockIdx.x; tile < ntm * ntn; tile += gridDim.x) {
+        if (!x3g_bit(g, tile)) continue; /* same for the whole block */
+        const int64_t m0 = (tile % ntm) * g.bm, n0 = (tile / ntm) * g.bn;
+        const int64_t me = m0 + g.bm < p.m ? m0 + g.bm : p.m; /* the tile's rows end */
+        const int64_t ne = n0 + g.bn < p.n ? n0 + g.bn : p.n;
+        float acc[8][8];
+#pragma unroll
+        for (int i = 0; i < 8; ++i)
+#pragma unroll
+            for (int j = 0; j < 8; ++j) acc[i][j] = 0.0f;
+        for (int64_t q0 = 0; q0 < p.k; q0 += X3G_FK) {
+            const int kl = p.k - q0 < X3G_FK ? (int)(p.k - q0) : X3G_FK;
+            __syncthreads(); /* the previous chunk's reads are done */
+            for (int e = tid; e < X3G_FK * X3G_TILE; e += 256) {
+                /* A: element (m0 + i, q0 + kk); consecutive threads walk A's contiguous dim */
+                const int i = p.transa ? e / X3G_FK : e % X3G_TILE;
+                const int kk = p.transa ? e % X3G_FK : e / X3G_TILE;
+                const int64_t r = m0 + i, q = q0 + kk;
+                sA[kk][i] = r < me && kk < kl ? (p.transa ? A[q + r * p.lda] : A[r + q * p.lda])
+                                               : 0.0f;
+                /* B: element (q0 + kk, n0 + j) */
+                const int j = p.transb ? e % X3G_TILE : e / X3G_FK;
+                const int kb = p.transb ? e / X3G_TILE : e % X3G_FK;
+                const int64_t c = n0 + j, qb = q0 + kb;
+                sB[kb][j] = c < ne && kb < kl ? (p.transb ? B[c + qb * p.ldb] : B[qb + c * p.ldb])
+                                               : 0.0f;
+            }
+            __syncthreads();
+            for (int kk = 0; kk < kl; ++kk) {
+                float a[8], b[8];
+#pragma unroll
+                for (int i = 0; i < 8; ++i) a[i] = sA[kk][tx + 16 * i];
+#pragma unroll
+                for (int j = 0; j < 8; ++j) b[j] = sB[kk][ty + 16 * j];
+#pragma unroll
+                for (int i = 0; i < 8; ++i)
+#pragma unroll
+                    for (int j = 0; j < 8; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < 8; ++i)
+#pragma unroll
+            for (int j = 0; j < 8; ++j) {
+                const int64_t r = m0 + tx + 16 * i, c = n0 + ty + 16 * j;
+                if (r < me && c < ne) {
+                    float *dst = C + r + c * p.ldc;
+                    const float v = alpha * acc[i][j];
+                    *dst = beta == 0.0f ? v : v + beta * *dst;
+                }
+            }
+    }
+}
+/* After the gemm (and its split-K reduce): the fixup launch, a few blocks per SM at most. */
+static inline cudaError_t x3g_end(const mb_gemm_args *p, x3g g, cudaStream_t s) {
+    if (!g.flag) return cudaSuccess;
+    int sms = 0;
+    cudaError_t e = mb_device_info(&sms, NULL);
+    if (e != cudaSuccess) return e;
+    const int64_t tiles = mb_cdiv(p->m, g.bm) * mb_cdiv(p->n, g.bn);
+    const int64_t blocks = tiles < 2 * (int64_t)sms ? tiles : 2 * (int64_t)sms;
+    x3g_fixup_kernel<<<mb_grid_dim(blocks, 65535), 256, 0, s>>>(*p, g);
+    return cudaGetLastError();
+}
+
+#endif
