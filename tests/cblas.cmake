@@ -67,7 +67,8 @@ set_tests_properties(cblas_example PROPERTIES LABELS cpu TIMEOUT 600)
 # ThreadSanitizer build of the same test running only the first calls of 8 threads at once.
 if(TARGET test_cblas_layer_cpu AND TARGET miniblas_cblas)
   set(_mbc_dir ${PROJECT_SOURCE_DIR}/src/cblas)
-  set(_mbc_layer_src ${_mbc_dir}/entry.c ${_mbc_dir}/cpu_blas.c ${_mbc_dir}/ptr.c
+  set(_mbc_layer_src ${_mbc_dir}/entry.c ${_mbc_dir}/route.c ${_mbc_dir}/config.c
+      ${_mbc_dir}/cpu_blas.c ${_mbc_dir}/xerbla.c ${_mbc_dir}/ptr.c
       ${_mbc_dir}/copypool.c ${_mbc_dir}/fork.c ${_mbc_dir}/diag.c
       ${CMAKE_CURRENT_SOURCE_DIR}/test_cblas_nogpu_stub.c)
   set(_mbc_layer_inc $<TARGET_PROPERTY:miniblas_cblas,INTERFACE_INCLUDE_DIRECTORIES>)
