@@ -13,13 +13,23 @@ if(TARGET test_cblas_ptr_cpu)
 endif()
 
 if(NOT TARGET miniblas_cblas)
-  foreach(t test_cblas_cpu test_cblas_gpu test_cblas_faults_gpu test_cblas_layer_cpu)
+  foreach(t test_cblas_cpu test_cblas_gpu test_cblas_faults_gpu test_cblas_layer_cpu
+            test_cblas_config_cpu)
     if(TARGET ${t})
       set_target_properties(${t} PROPERTIES EXCLUDE_FROM_ALL TRUE)
       set_tests_properties(${t} PROPERTIES DISABLED TRUE)
     endif()
   endforeach()
   return()
+endif()
+
+# The configuration reader compiled in directly (made-up environments), and the library linked
+# (a process with bad settings).
+if(TARGET test_cblas_config_cpu)
+  target_sources(test_cblas_config_cpu PRIVATE ${PROJECT_SOURCE_DIR}/src/cblas/config.c)
+  target_include_directories(test_cblas_config_cpu PRIVATE
+                             $<TARGET_PROPERTY:miniblas_cblas,INTERFACE_INCLUDE_DIRECTORIES>)
+  set_property(TARGET test_cblas_config_cpu PROPERTY LINK_LIBRARIES miniblas_cblas m)
 endif()
 
 foreach(t test_cblas_cpu test_cblas_gpu)

@@ -18,6 +18,7 @@
  * OpenBLAS streams host memory at 10-25 GB/s, so staging through pinned buffers wins once the
  * vectors are large: asum from 64 MB, dot from 32 MB per vector. omatcopy from 512 x 512.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -44,9 +45,10 @@ void mbc_notice(const char *fmt, ...) {
 /* A whole decimal integer in [lo, hi]. */
 static int parse_int(const char *v, int64_t lo, int64_t hi, int64_t *out) {
     char *end;
-    if (!v[0] || v[0] == ' ') return -1;
+    if (!((v[0] >= '0' && v[0] <= '9') || v[0] == '-' || v[0] == '+')) return -1;
+    errno = 0;
     long long x = strtoll(v, &end, 10);
-    if (*end || x < lo || x > hi) return -1;
+    if (*end || errno || x < lo || x > hi) return -1;
     *out = (int64_t)x;
     return 0;
 }
