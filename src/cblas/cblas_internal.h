@@ -191,7 +191,7 @@ void mbc_report_cannot(const char *routine, const char *why, const char *output)
  * its parameter number (the caller's numbering), nothing written. */
 void mbc_report_unreachable(int param, const char *routine, const char *operand);
 
-/* ------------------------------------------------------------------ GPU side (gpu.c) */
+/* ------------------------------------------------------------------ GPU side (gpu_*.c) */
 
 /* Where an operand lives. MBC_UNREACHABLE: not host memory, and no usable GPU to run on (a
  * device pointer after a sticky CUDA error, at process exit, in a fork() child, or with the

@@ -4,11 +4,13 @@
  * checks them), and the Fortran (gfortran convention) sgemm_, dgemm_, sasum_, dasum_, sdot_,
  * ddot_. Every other BLAS symbol still comes from the program's own BLAS.
  *
- * Each call: the one shared argument check (src/check.h) -> cblas_xerbla / xerbla_ with
- * nothing written; the decision (device or managed operand: GPU in place; host operands: GPU
- * when a usable GPU exists and the problem reaches the crossover table, else the CPU BLAS);
- * a GPU failure finishes the call on the CPU BLAS (notice only when verbose); when neither
- * can run it the error goes through cblas_xerbla (parameter 0) rather than a wrong result.
+ * Each call: a quick path for small calls on ordinary host memory (the routing decision
+ * precomputed: straight to the CPU BLAS), else the one shared argument check (src/check.h) ->
+ * cblas_xerbla / xerbla_ with nothing written; the operands' kinds; the routing decision
+ * (mbc_route, route.c); the GPU path (gpu_*.c) or the CPU BLAS (cpu_blas.c). A GPU failure
+ * finishes the call on the CPU BLAS (notice only when verbose); when neither can run it the
+ * error goes through cblas_xerbla (parameter 0) rather than a wrong result. Also the extras
+ * of miniblas_cblas.h.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -21,6 +23,8 @@
 #include "cblas_internal.h"
 #include "cblas_ptr.h"
 #include "miniblas_cblas.h"
+
+/* ------------------------------------------------------------------ extras (miniblas_cblas.h) */
 
 static _Thread_local int t_last_path __attribute__((tls_model("initial-exec"))) = MINIBLAS_CBLAS_PATH_NONE;
 
@@ -44,6 +48,8 @@ const char *miniblas_cblas_cpu_blas(void) {
     mbc_init();
     return mbc_cpu.handle ? mbc_cpu.name : NULL;
 }
+
+/* ------------------------------------------------------------------ quick paths */
 
 /* Small calls on ordinary host memory: the CPU BLAS straight away. The full path costs 20-40 ns
  * (checks, pointer kinds, the decision), 2-3x an OpenBLAS call at n = 16 and ~10% at n = 1024.
@@ -117,10 +123,10 @@ static inline int quick_ptr(const void *p) {
  * stack frame: unit strides, 1 <= n below the crossover, the CPU BLAS has the entry's symbol
  * (all three in g_qn), and both vectors in the brk heap (then neither is NULL and no argument
  * can be invalid): the CPU BLAS straight away. Through reduce_entry the layer added 15-20 ns to
- * an OpenBLAS call (its frame and checks); session 3's form (~60 instructions with a call and
- * a frame) 5-15 ns to sdot n = 2^10 on the H100 machine (session 10 runs 4-5), session 10's
- * (~35, a frame, separate checks for n > 0, NULL and the symbol) 4-9 ns to sasum n = 2^10
- * (~70-120 ns, run 10); this is ~20 instructions. The slow twin (out of line, one jump away)
+ * an OpenBLAS call (its frame and checks); a form of ~60 instructions with a call and a frame
+ * 5-15 ns to sdot n = 2^10 on the H100 machine, one of ~35 with a frame and separate checks
+ * for n > 0, NULL and the symbol 4-9 ns to sasum n = 2^10 (~70-120 ns); this is ~20
+ * instructions: keep it so. The slow twin (out of line, one jump away)
  * sends vectors elsewhere that surely stay on the CPU (the program's data, the caller's stack,
  * anywhere when there is no GPU) to the CPU BLAS the same way, everything else to FULL. */
 #define REDUCTION(ret, name, q, params, args, unit, n, x, y, call, full)                      \
@@ -543,7 +549,7 @@ static void omatcopy_entry(int dbl, int layout, int trans, int64_t rows, int64_t
  * data and the caller's stack the same way, the rest to omatcopy_entry. Through
  * omatcopy_entry alone (the full check, pointer kinds, the decision) the layer added 15-20 ns
  * a call: 1.92x / 1.55x / 1.15x / 1.06x of OpenBLAS's somatcopy at 8x8 / 16x16 / 32x32 /
- * 64x64 (session 11, dev machine). */
+ * 64x64. */
 #define OMATCOPY(name, dbl, T, call)                                                              \
     __attribute__((noinline)) static void name##_slow(                                            \
         OPENBLAS_CONST enum CBLAS_ORDER CORDER, OPENBLAS_CONST enum CBLAS_TRANSPOSE CTRANS,       \

@@ -103,9 +103,9 @@ static cudaError_t queue_gemm(mbc_state *s, const gemm_job *j, int64_t r0, int64
 /* Queue the copy back of C for the panels whose gemms are all queued, in column-major pieces
  * (whole columns of at most a chunk, or one column in chunk-sized parts), each after its
  * panel's event. A piece needs a free out chunk; a chunk is freed by writing its piece into
- * the caller's C (finish_out), which waits for the copy. block == 0: stop at the first busy
+ * the caller's C (mbc_finish_out), which waits for the copy. block == 0: stop at the first busy
  * chunk whose copy has not completed (the host has inputs to pack first; a completed one is
- * unpacked at once unless MINIBLAS_CBLAS_EAGER_OUT=0); block: wait and unpack as needed. */
+ * unpacked at once); block: wait and unpack as needed. */
 static cudaError_t queue_out(mbc_state *s, gemm_job *j, int block) {
     const mbc_gemm *g = j->g;
     size_t e = j->e;
@@ -340,7 +340,6 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const char **wha
     return mbc_sync_all(s);
 }
 
-
 /*
  * Schedule of a gemm with operands on the host (column-major, C m x n = op(A) op(B), k deep).
  * Three streams: copies in, compute, copies out. The host packs inputs into pinned chunks of at
@@ -359,7 +358,7 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const char **wha
  *     Once all of A is across, panels complete in column order; each gets an event.
  *   copies back: a completed panel's copy to the host is queued after its event, through the
  *     out chunks (3 for sgemm, 2 for dgemm). Between inputs the host unpacks only pieces whose
- *     copy has already completed (MINIBLAS_CBLAS_EAGER_OUT), the rest after every input is
+ *     copy has already completed, the rest after every input is
  *     packed (GPU compute does not wait for unpacking: C lives in a whole device buffer), so it
  *     never waits for the GPU while it could pack. C reaches the caller's memory in column
  *     order only.

@@ -11,6 +11,8 @@
 #include "cblas_gpu.h"
 #include "cblas_ptr.h"
 
+/* ------------------------------------------------------------------ per-thread state */
+
 static pthread_key_t g_key;
 static pthread_once_t g_key_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t g_pool_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -133,8 +135,7 @@ int mbc_ptr_kind(const void *p, size_t bytes) {
     if (mbc_plain_host(p)) return MBC_HOST; /* heap, stack, static data: no CUDA query */
     /* Only while the GPU is usable: after a sticky error, at exit or in a fork() child CUDA
      * cannot answer (or must not be called); the address range decides then. */
-    if (mbc_cfg.gpu && !mbc_flag(&mbc_gpu_broken) && !mbc_flag(&mbc_exiting) &&
-        !mbc_flag(&mbc_forked)) {
+    if (mbc_gpu_usable()) {
         struct cudaPointerAttributes a;
         if (cudaPointerGetAttributes(&a, p) == cudaSuccess) {
             switch (a.type) {
