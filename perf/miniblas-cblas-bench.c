@@ -405,7 +405,8 @@ static int run_probe(void) {
 
     /* multi-threaded staging copies */
     int nc = ncpu(), cand[NPT] = {1, 2, 4, 8, 16, 32};
-    const char *ct = getenv("MINIBLAS_CBLAS_COPY_THREADS");
+    const char *tu = getenv("MINIBLAS_CBLAS_TUNING"), *ct = tu ? strstr(tu, "copy_threads=") : NULL;
+    ct = ct ? ct + strlen("copy_threads=") : NULL;
     P.layer_threads = ct && atoi(ct) > 0 ? atoi(ct) : (nc > 16 ? 16 : nc); /* the layer's default */
     P.nnthr = 0;
     for (int i = 0; i < NPT; ++i)
@@ -767,7 +768,7 @@ static double time_calls(prob *p, int impl, long reps) {
    in 4.4 ms on one machine, in 5 to 19 ms from call to call on another), and the copies share
    the host's memory with the DMA, so the probe's rates (1 GiB copies, no DMA at the same time)
    can be far from what a call meets. Timed once before each of the layer's trials. */
-#define LIVE_CH ((size_t)16 << 20) /* the layer's chunk (MINIBLAS_CBLAS_CHUNK_MB) */
+#define LIVE_CH ((size_t)16 << 20) /* the layer's chunk (MINIBLAS_CBLAS_TUNING chunk_mb) */
 #define LIVE_NCH 3                 /* its in chunks, and its sgemm out chunks */
 #define LIVE_PIECE ((size_t)256 << 10)
 static struct {
@@ -1847,8 +1848,9 @@ int main(int argc, char **argv) {
                 ce != cudaSuccess ? cudaGetErrorString(ce) : "device count is 0");
         return 2;
     }
-    const char *devs = getenv("MINIBLAS_CBLAS_DEVICE");
-    int dev = devs ? atoi(devs) : 0;
+    const char *devs = getenv("MINIBLAS_CBLAS_DEVICES"); /* the layer's device: the first listed */
+    if (!devs || !devs[0]) devs = getenv("MINIBLAS_CBLAS_DEVICE");
+    int dev = devs && strcmp(devs, "all") ? atoi(devs) : 0;
     struct cudaDeviceProp prop;
     memset(&prop, 0, sizeof prop);
     snprintf(prop.name, sizeof prop.name, "no GPU (--dry-run-cpu)");

@@ -13,13 +13,23 @@ if(TARGET test_cblas_ptr_cpu)
 endif()
 
 if(NOT TARGET miniblas_cblas)
-  foreach(t test_cblas_cpu test_cblas_gpu test_cblas_faults_gpu test_cblas_layer_cpu)
+  foreach(t test_cblas_cpu test_cblas_gpu test_cblas_faults_gpu test_cblas_layer_cpu
+            test_cblas_config_cpu)
     if(TARGET ${t})
       set_target_properties(${t} PROPERTIES EXCLUDE_FROM_ALL TRUE)
       set_tests_properties(${t} PROPERTIES DISABLED TRUE)
     endif()
   endforeach()
   return()
+endif()
+
+# The configuration reader compiled in directly (made-up environments), and the library linked
+# (a process with bad settings).
+if(TARGET test_cblas_config_cpu)
+  target_sources(test_cblas_config_cpu PRIVATE ${PROJECT_SOURCE_DIR}/src/cblas/config.c)
+  target_include_directories(test_cblas_config_cpu PRIVATE
+                             $<TARGET_PROPERTY:miniblas_cblas,INTERFACE_INCLUDE_DIRECTORIES>)
+  set_property(TARGET test_cblas_config_cpu PROPERTY LINK_LIBRARIES miniblas_cblas m)
 endif()
 
 foreach(t test_cblas_cpu test_cblas_gpu)
@@ -67,7 +77,8 @@ set_tests_properties(cblas_example PROPERTIES LABELS cpu TIMEOUT 600)
 # ThreadSanitizer build of the same test running only the first calls of 8 threads at once.
 if(TARGET test_cblas_layer_cpu AND TARGET miniblas_cblas)
   set(_mbc_dir ${PROJECT_SOURCE_DIR}/src/cblas)
-  set(_mbc_layer_src ${_mbc_dir}/entry.c ${_mbc_dir}/cpu_blas.c ${_mbc_dir}/ptr.c
+  set(_mbc_layer_src ${_mbc_dir}/entry.c ${_mbc_dir}/route.c ${_mbc_dir}/config.c
+      ${_mbc_dir}/cpu_blas.c ${_mbc_dir}/xerbla.c ${_mbc_dir}/ptr.c
       ${_mbc_dir}/copypool.c ${_mbc_dir}/fork.c ${_mbc_dir}/diag.c
       ${CMAKE_CURRENT_SOURCE_DIR}/test_cblas_nogpu_stub.c)
   set(_mbc_layer_inc $<TARGET_PROPERTY:miniblas_cblas,INTERFACE_INCLUDE_DIRECTORIES>)

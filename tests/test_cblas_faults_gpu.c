@@ -385,7 +385,7 @@ int main(int argc, char **argv) {
     static const char *fail_at[] = {"MINIBLAS_CBLAS_TEST_FAIL_GEMM=0", "MINIBLAS_CBLAS_TEST_FAIL_GEMM=2",
                                     "MINIBLAS_CBLAS_TEST_FAIL_GEMM=7", "MINIBLAS_CBLAS_TEST_FAIL_GEMM=9"};
     for (int i = 0; i < 4; ++i) {
-        const char *env[] = {fail_at[i], "MINIBLAS_CBLAS_PANEL=96", "MINIBLAS_CBLAS_CHUNK_MB=1",
+        const char *env[] = {fail_at[i], "MINIBLAS_CBLAS_TUNING=panel=96,chunk_mb=1",
                              "MINIBLAS_CBLAS_VERBOSE=1", NULL};
         int st = run_child(self, "midgemm", NULL, env, err, sizeof err);
         CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "midgemm %s: status 0x%x; stderr:\n%s", fail_at[i], st, err);

@@ -3,7 +3,7 @@
  * tests/test_cblas_cpu.c (included below), with every call forced onto the GPU path and
  * the path asserted, plus what only a GPU run can show:
  *   - the staged pipeline at sizes where it splits into many column panels, A row blocks and
- *     chunk-sized pieces (MINIBLAS_CBLAS_PANEL=96, MINIBLAS_CBLAS_CHUNK_MB=1 unless set),
+ *     chunk-sized pieces (MINIBLAS_CBLAS_TUNING=panel=96,chunk_mb=1,kslab=16 unless set),
  *     including a column taller than a staging chunk;
  *   - operands in pinned host memory (direct DMA), managed memory and device memory
  *     (cudaMalloc: used in place), and a mix of device and host operands;
@@ -277,9 +277,7 @@ int main(void) {
     /* Read once, at the layer's first call: small panels, chunks and k-slabs so that moderate
      * sizes run the whole pipeline (k-slabs when beta == 0, many panels, A row blocks, several
      * pieces per operand). */
-    setenv("MINIBLAS_CBLAS_PANEL", "96", 0);
-    setenv("MINIBLAS_CBLAS_CHUNK_MB", "1", 0);
-    setenv("MINIBLAS_CBLAS_KSLAB", "16", 0);
+    setenv("MINIBLAS_CBLAS_TUNING", "panel=96,chunk_mb=1,kslab=16", 0);
     int avail = miniblas_cblas_gpu_available();
     printf("CPU BLAS: %s; GPU %s; MINIBLAS_CBLAS_GPU=%s\n", miniblas_cblas_cpu_blas(),
            avail ? "in use" : "not in use", g ? g : "(unset)");

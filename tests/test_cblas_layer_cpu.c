@@ -1,6 +1,7 @@
 /*
- * The host side of libminiblas_cblas compiled in directly (src/cblas/entry.c, cpu_blas.c,
- * ptr.c, fork.c, diag.c, copypool.c) with tests/test_cblas_nogpu_stub.c for the GPU side: a
+ * The host side of libminiblas_cblas compiled in directly (src/cblas/entry.c, route.c,
+ * config.c, cpu_blas.c, xerbla.c, ptr.c, fork.c, diag.c, copypool.c) with
+ * tests/test_cblas_nogpu_stub.c for the GPU side (gpu_*.c, staging.c, trace.c): a
  * CUDA device exists but CUDA answers nothing (the state after a sticky error, at process
  * exit, in a fork() child, or with the GPU disabled). No GPU needed. Checks:
  *   - first calls of 8 threads at once (mode "race"; tests/cblas.cmake also builds this file

@@ -1,10 +1,22 @@
 /*
- * Internal to libminiblas_cblas: configuration, the CPU BLAS loaded at run time, and the GPU
- * side (per-thread state, staging, pipelined gemm). See docs/cblas.md for the design.
+ * Internal to libminiblas_cblas. See docs/cblas.md for the design. The layers, top down:
  *
- * Layers: entry.c (cblas_* and Fortran symbols: the shared argument check, the decision CPU
- * or GPU, error reporting) -> cpu_blas.c (the CPU BLAS through dlopen/dlsym) and gpu.c (host
- * staging and the native miniblas API on device buffers).
+ *   entry.c      the exported cblas_* and Fortran symbols: the shared argument check
+ *                (src/check.h), the small-call quick paths, then the routing decision
+ *   route.c      initialisation and the one routing decision: CPU BLAS, or the GPU in place
+ *                or staged, or refused
+ *   config.c     the one reader of the environment: the settings table, MINIBLAS_CBLAS_TUNING
+ *   cpu_blas.c   the CPU BLAS, loaded at run time (dlopen/dlsym)
+ *   xerbla.c     error reporting: cblas_xerbla, the Fortran xerbla_
+ *   diag.c       MINIBLAS_<OP> rung settings the GPU cannot honour, said once
+ *   gpu_state.c  the GPU side: probe, pointer kinds, per-thread state, the call frame
+ *   staging.c    pinned chunks, device buffers, the host copies (copy pool), copies in/out
+ *   gpu_gemm.c   the schedule of a staged gemm
+ *   gpu_ops.c    asum, dot, omatcopy on the GPU
+ *   trace.c      MINIBLAS_CBLAS_VERBOSE=2 timing lines of a GPU gemm
+ *   ptr.c, fork.c, copypool.c: address-only host checks, fork() children, the copy pool
+ *
+ * The core is used only through include/miniblas.h (and the shared argument check).
  */
 #ifndef MINIBLAS_CBLAS_INTERNAL_H
 #define MINIBLAS_CBLAS_INTERNAL_H
@@ -14,7 +26,7 @@
 #include <stdint.h>
 #include <cblas.h> /* OpenBLAS's: the signatures and enum values we must match */
 
-/* ------------------------------------------------------------------ configuration */
+/* ------------------------------------------------------------------ configuration (config.c) */
 
 /* The crossover table: a call on host pointers goes to the GPU only when it reaches every
  * bound of its op. MBC_NEVER: never by size (only forced or with device pointers). */
@@ -28,34 +40,53 @@ typedef enum mbc_xover {
     MBC_X_COUNT
 } mbc_xover;
 #define MBC_NEVER INT64_MAX
+#define MBC_MAX_DEVICES 64
 
+/* Every setting of the layer, read once by mbc_config_read (the only reader of the
+ * environment); the user-facing table and the tuning keys are in config.c. */
 typedef struct mbc_config {
-    int verbose;       /* MINIBLAS_CBLAS_VERBOSE: 0, 1 (notices), 2 (+ one line per call) */
-    int gpu;           /* 1: a usable GPU was found and MINIBLAS_CBLAS_GPU is not 0 */
-    int device;        /* MINIBLAS_CBLAS_DEVICE */
-    int ptr_check;     /* MINIBLAS_CBLAS_PTR_CHECK: classify pointers (device/managed/pinned) */
-    int copy_threads;  /* MINIBLAS_CBLAS_COPY_THREADS: host threads packing staging buffers */
-    int stream_stores; /* MINIBLAS_CBLAS_STREAM_STORES: streaming stores in staging copies, 1 in, 2 out */
-    int64_t panel;     /* MINIBLAS_CBLAS_PANEL: gemm panel width in columns (0: automatic) */
-    int taper;         /* MINIBLAS_CBLAS_TAPER: the last gemm panels narrower (shorter tail) */
-    int64_t kslab;     /* MINIBLAS_CBLAS_KSLAB: depth of gemm's phase-1 k-slabs (-1: automatic, 0: off) */
-    int64_t nslab;     /* MINIBLAS_CBLAS_NSLAB: most k-slabs in phase 1 (at most half of k in all) */
-    int64_t ablocks;   /* MINIBLAS_CBLAS_ABLOCKS: row blocks of A in phase 2 */
-    int eager_out;     /* MINIBLAS_CBLAS_EAGER_OUT: unpack finished C pieces between inputs */
-    size_t chunk_max;  /* MINIBLAS_CBLAS_CHUNK_MB: largest pinned staging chunk, bytes */
-    int cuda_memory;   /* 0 when the probe found no CUDA device: no pointer can be device memory */
-    int64_t test_fail_gemm; /* MINIBLAS_CBLAS_TEST_FAIL_GEMM (tests): a staged gemm fails after
-                               this many of its GPU gemms; -1: off */
-    int64_t xover[MBC_X_COUNT];
+    /* user-facing settings */
+    char cpu_blas_lib[512]; /* MINIBLAS_CPU_BLAS_LIB: the CPU BLAS to dlopen ("": default) */
+    int gpu_enabled;        /* MINIBLAS_CBLAS_GPU: 0 never uses the GPU */
+    int ndevices;           /* MINIBLAS_CBLAS_DEVICES (alias MINIBLAS_CBLAS_DEVICE): the list; */
+    int devices[MBC_MAX_DEVICES]; /* 0 with all_devices */
+    int all_devices;        /* "all" */
+    int device;             /* the device the layer runs on: the first listed (0 for all) */
+    int64_t xover[MBC_X_COUNT]; /* MINIBLAS_CBLAS_MIN_*: the crossovers */
+    int verbose;            /* MINIBLAS_CBLAS_VERBOSE: 0, 1 (notices), 2 (+ a line per call), 3 */
+    int ptr_check;          /* MINIBLAS_CBLAS_PTR_CHECK: classify pointers (device/managed/pinned) */
+    /* MINIBLAS_CBLAS_TUNING (experts: the GPU gemm schedule and the staging) */
+    int64_t panel;          /* panel=: gemm panel width in columns (0: automatic) */
+    int64_t kslab;          /* kslab=: depth of gemm's phase-1 k-slabs (-1: automatic, 0: off) */
+    int64_t nslab;          /* nslab=: most k-slabs in phase 1 (at most half of k in all) */
+    size_t chunk_max;       /* chunk_mb=: largest pinned staging chunk, bytes */
+    int copy_threads;       /* copy_threads=: host threads packing staging buffers */
+    /* tests only */
+    int64_t test_fail_gemm; /* MINIBLAS_CBLAS_TEST_FAIL_GEMM: a staged gemm fails after this
+                               many of its GPU gemms; -1: off */
+    /* found at initialisation, not settings */
+    int gpu;                /* 1: a usable GPU was found and MINIBLAS_CBLAS_GPU is not 0 */
+    int cuda_memory;        /* 0 when the probe found no CUDA device: no pointer can be device memory */
 } mbc_config;
 
 extern mbc_config mbc_cfg;
-void mbc_init(void);          /* once per process (pthread_once); every entry point calls it */
+
+/* The layer's one access to the environment (getenv). */
+const char *mbc_getenv(const char *name);
+/* Fill *cfg with the defaults, then the settings get(name) returns (NULL: unset); `ncpu`
+ * sizes the default copy_threads. A bad value (not a number, out of range, an unknown
+ * tuning key) is one line on `err` and keeps its default. Returns the number of lines. */
+int mbc_config_read(mbc_config *cfg, const char *(*get)(const char *name), long ncpu, FILE *err);
+
 void mbc_notice(const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;                         /* one line on stderr when verbose */
+
+/* ------------------------------------------------------------------ routing (route.c) */
+
+void mbc_init(void);          /* once per process (pthread_once); every entry point calls it */
 extern int mbc_force;         /* MINIBLAS_CBLAS_PATH_* of miniblas_cblas_force_path */
 /* Flags that turn the GPU off for the rest of the process; written and read with
  * mbc_flag_set / mbc_flag (atomics: threads read them while another sets them). */
@@ -64,9 +95,37 @@ extern int mbc_exiting;    /* the process is exiting (CUDA may be unloading) */
 extern int mbc_forked;     /* this is a child of fork(): CUDA is unusable here (fork.c) */
 static inline int mbc_flag(const int *f) { return __atomic_load_n(f, __ATOMIC_ACQUIRE); }
 static inline void mbc_flag_set(int *f) { __atomic_store_n(f, 1, __ATOMIC_RELEASE); }
-void mbc_quick_update(void);       /* recompute the small-call limits (after mbc_gpu_broken etc.) */
+int mbc_gpu_usable(void);          /* a GPU was found and none of the flags is set */
+
+/* Where a call runs: the one decision every entry point takes (mbc_route). */
+typedef enum mbc_route_t {
+    MBC_ROUTE_CPU = 0,        /* the CPU BLAS */
+    MBC_ROUTE_GPU = 1,        /* the GPU, host operands staged */
+    MBC_ROUTE_GPU_INPLACE = 2, /* the GPU on device/managed operands only */
+    MBC_ROUTE_REFUSE = 3      /* an operand is not host memory and no GPU can run the call */
+} mbc_route_t;
+
+/* A call as the decision sees it. */
+typedef struct mbc_call {
+    int xover;       /* the op's crossover (MBC_X_*) */
+    double size;     /* the call's measure in that crossover's unit; -1: never by size */
+    int64_t min_dim; /* gemm: min(m, n, k), against MBC_X_GEMM_DIM; else INT64_MAX */
+    int cpu_have;    /* the CPU BLAS (or the layer's own loops) can run it */
+    int nops;        /* operands the call references, and their kinds (mbc_ptr_kind) */
+    int kind[3];
+} mbc_call;
+
+/* Device operands: the GPU (in place when every operand is); an unreachable operand: refused
+ * (*bad: its index); host operands: the GPU when usable and the CPU BLAS cannot run the call,
+ * the path is forced onto it, or the call reaches its crossover (MBC_ROUTE_GPU); else CPU. */
+mbc_route_t mbc_route(const mbc_call *c, int *bad);
+/* The size in crossover x's unit below which a call on host memory surely stays on the CPU
+ * (0: none does, INT64_MAX: every one); the small-call quick paths are built from it. */
+int64_t mbc_route_cpu_below(int x);
+void mbc_quick_update(void);       /* entry.c: recompute the quick paths' limits (after
+                                      settings, a forced path, a lost GPU) */
 void mbc_fork_init(void);          /* fork.c: the pthread_atfork handlers, from mbc_init */
-void mbc_gpu_atfork_child(void);   /* gpu.c: forget the parent's GPU state (no CUDA calls) */
+void mbc_gpu_atfork_child(void);   /* gpu_state.c: forget the parent's GPU state (no CUDA calls) */
 
 /* MINIBLAS_SGEMM, MINIBLAS_DGEMM, ... naming no rung of their op, or one this GPU / math mode
  * does not permit: one line each on `out` (diag.c; called once, at initialisation, when a GPU
@@ -102,6 +161,8 @@ typedef struct mbc_cpu_blas {
 
 extern mbc_cpu_blas mbc_cpu;
 void mbc_cpu_load(void); /* called by mbc_init */
+/* A symbol of the loaded CPU BLAS; NULL when absent or when it is libminiblas_cblas's own. */
+void *mbc_cpu_sym(const char *name);
 
 /* Column-major gemm on the CPU BLAS (Fortran symbol preferred, else cblas); 0 when done,
  * -1 when the CPU BLAS has neither symbol. ta/tb: 0/1. */
@@ -113,6 +174,8 @@ int mbc_cpu_gemm_colmajor(int dbl, int ta, int tb, int64_t m, int64_t n, int64_t
  * k == 0, where A and B are not referenced (and may be NULL). */
 void mbc_cpu_scale_c(int dbl, int64_t m, int64_t n, double beta, void *C, int64_t ldc);
 
+/* ------------------------------------------------------------------ errors (xerbla.c) */
+
 /* Error reporting: through the program's cblas_xerbla (or ours), or the Fortran xerbla_. */
 void mbc_report_cblas(int param, const char *routine, const char *message);
 /* The same for a gemm: row_major passes reference CBLAS's number of a row-major call (that of
@@ -121,8 +184,14 @@ void mbc_report_cblas(int param, const char *routine, const char *message);
 void mbc_report_cblas_gemm(int param, int row_major, const char *routine, const char *message);
 int mbc_gemm_param_rowmajor(int param); /* caller's number <-> swapped number (an involution) */
 void mbc_report_fortran(int info, const char *routine6);
+/* "This call cannot be computed" (not an argument error): parameter 0; `output` says what
+ * became of the output ("nothing was written", or that it is undefined). */
+void mbc_report_cannot(const char *routine, const char *why, const char *output);
+/* An operand that is not host memory while no GPU can run the call (MBC_ROUTE_REFUSE):
+ * its parameter number (the caller's numbering), nothing written. */
+void mbc_report_unreachable(int param, const char *routine, const char *operand);
 
-/* ------------------------------------------------------------------ GPU side (gpu.c) */
+/* ------------------------------------------------------------------ GPU side (gpu_*.c) */
 
 /* Where an operand lives. MBC_UNREACHABLE: not host memory, and no usable GPU to run on (a
  * device pointer after a sticky CUDA error, at process exit, in a fork() child, or with the

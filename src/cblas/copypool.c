@@ -5,7 +5,7 @@
  * the team. When the cores are oversubscribed (the CPU BLAS's workers keep spinning for a while
  * after each of its calls), one team thread the kernel has descheduled holds up the whole copy
  * for a scheduler time slice: with 16 threads on the 16-core H200 machine right after an
- * OpenBLAS call, sgemm 2048 on host pointers took 77-98 ms instead of 3.5 (session 4). Here a
+ * OpenBLAS call, sgemm 2048 on host pointers took 77-98 ms instead of 3.5. Here a
  * job is a list of items claimed one at a time; the caller takes items too and waits only for
  * the items to be done, never for a worker to show up: a worker that wakes late finds the job
  * gone and goes back to sleep.

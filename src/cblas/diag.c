@@ -13,7 +13,7 @@
 #include "cblas_internal.h"
 
 int mbc_check_rung_env(int cc_major, int cc_minor, FILE *out) {
-    const char *mm = getenv("MINIBLAS_MATH_MODE");
+    const char *mm = mbc_getenv("MINIBLAS_MATH_MODE");
     int reduced_ok = mm && (!strcasecmp(mm, "tf32") || !strcasecmp(mm, "reduced") ||
                             !strcasecmp(mm, "fast"));
     int lines = 0;
@@ -25,7 +25,7 @@ int mbc_check_rung_env(int cc_major, int cc_minor, FILE *out) {
         for (const char *c = name; *c && at + 1 < sizeof var; ++c)
             var[at++] = (char)(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
         var[at] = '\0';
-        const char *v = getenv(var);
+        const char *v = mbc_getenv(var);
         if (!v || !v[0] || !strcasecmp(v, "auto")) continue;
         int n = miniblas_rung_count((miniblas_op_t)op), idx = -1;
         for (int i = 0; i < n; ++i) {

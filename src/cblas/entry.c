@@ -4,11 +4,13 @@
  * checks them), and the Fortran (gfortran convention) sgemm_, dgemm_, sasum_, dasum_, sdot_,
  * ddot_. Every other BLAS symbol still comes from the program's own BLAS.
  *
- * Each call: the one shared argument check (src/check.h) -> cblas_xerbla / xerbla_ with
- * nothing written; the decision (device or managed operand: GPU in place; host operands: GPU
- * when a usable GPU exists and the problem reaches the crossover table, else the CPU BLAS);
- * a GPU failure finishes the call on the CPU BLAS (notice only when verbose); when neither
- * can run it the error goes through cblas_xerbla (parameter 0) rather than a wrong result.
+ * Each call: a quick path for small calls on ordinary host memory (the routing decision
+ * precomputed: straight to the CPU BLAS), else the one shared argument check (src/check.h) ->
+ * cblas_xerbla / xerbla_ with nothing written; the operands' kinds; the routing decision
+ * (mbc_route, route.c); the GPU path (gpu_*.c) or the CPU BLAS (cpu_blas.c). A GPU failure
+ * finishes the call on the CPU BLAS (notice only when verbose); when neither can run it the
+ * error goes through cblas_xerbla (parameter 0) rather than a wrong result. Also the extras
+ * of miniblas_cblas.h.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -22,119 +24,9 @@
 #include "cblas_ptr.h"
 #include "miniblas_cblas.h"
 
-mbc_config mbc_cfg;
-int mbc_force = MINIBLAS_CBLAS_PATH_AUTO;
-int mbc_gpu_broken, mbc_exiting, mbc_forked;
+/* ------------------------------------------------------------------ extras (miniblas_cblas.h) */
+
 static _Thread_local int t_last_path __attribute__((tls_model("initial-exec"))) = MINIBLAS_CBLAS_PATH_NONE;
-
-/* The crossover table: every size rule of the CPU/GPU decision, in one place; each is
- * overridable by its env variable ("never" or an integer). Measured on the H200 machine (16
- * host cores, OpenBLAS 0.3.21 with 8 threads) with `miniblas-cblas-bench` and `--crossover`
- * (docs/cblas.md, "Measurements"): the forced GPU path on pageable host pointers against
- * OpenBLAS alone. gemm: the GPU wins from n = 160 (sgemm, square); 256 keeps a margin and
- * covers thin shapes (not measured). Reductions and omatcopy: OpenBLAS streams host memory at
- * only 10-25 GB/s, so staging through pinned buffers to the GPU wins once the vector is large:
- * sasum/dasum from 2^23 (0.86x / 0.94x of OpenBLAS's time; a re-run read 1.09x for sasum at 2^23,
- * so the threshold is 2^24: 0.81x / 0.52x), sdot/ddot from 2^22 (0.52x /
- * 0.68x), omatcopy from 512x512 (0.74x / 0.66x); one size below each, the GPU lost or tied.
- * Session 10 (H100 machine, run 7): the reductions' thresholds count bytes: n for the float
- * routines, 2n for the double ones (dasum 2^23 on the GPU 0.39x of OpenBLAS's time, sdot 2^22
- * 1.15x, sdot 2^23 0.60x, ddot 2^22 0.49x), so asum from 2^24 floats / 2^23 doubles, dot from
- * 2^23 / 2^22 (64 MB of vectors each). */
-static const struct {
-    const char *env;
-    int64_t value;
-} g_xover[MBC_X_COUNT] = {
-    [MBC_X_SGEMM] = {"MINIBLAS_CBLAS_MIN_SGEMM", (int64_t)256 * 256 * 256},
-    [MBC_X_DGEMM] = {"MINIBLAS_CBLAS_MIN_DGEMM", (int64_t)256 * 256 * 256},
-    [MBC_X_GEMM_DIM] = {"MINIBLAS_CBLAS_MIN_GEMM_DIM", 256},
-    [MBC_X_ASUM] = {"MINIBLAS_CBLAS_MIN_ASUM", (int64_t)1 << 24},
-    [MBC_X_DOT] = {"MINIBLAS_CBLAS_MIN_DOT", (int64_t)1 << 23},
-    [MBC_X_OMATCOPY] = {"MINIBLAS_CBLAS_MIN_OMATCOPY", (int64_t)512 * 512},
-};
-
-void mbc_notice(const char *fmt, ...) {
-    if (mbc_cfg.verbose < 1) return;
-    char line[600];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "miniblas_cblas: %s\n", line);
-}
-
-/* An integer environment value; "never"/"off" is MBC_NEVER; unset or bad keeps def. */
-static int64_t env_int(const char *name, int64_t def) {
-    const char *v = getenv(name);
-    if (!v || !v[0]) return def;
-    if (!strcmp(v, "never") || !strcmp(v, "off")) return MBC_NEVER;
-    char *end;
-    long long x = strtoll(v, &end, 10);
-    if (*end) {
-        mbc_notice("ignoring %s=%s (not an integer)", name, v);
-        return def;
-    }
-    return (int64_t)x;
-}
-
-static void on_exit_flag(void) {
-    mbc_flag_set(&mbc_exiting);
-    mbc_quick_update();
-}
-
-static pthread_once_t g_once = PTHREAD_ONCE_INIT;
-
-static void init_once(void) {
-    mbc_cfg.verbose = (int)env_int("MINIBLAS_CBLAS_VERBOSE", 0);
-    for (int i = 0; i < MBC_X_COUNT; ++i) mbc_cfg.xover[i] = g_xover[i].value;
-    int64_t both = env_int("MINIBLAS_CBLAS_MIN_GEMM", -1);
-    if (both >= 0) mbc_cfg.xover[MBC_X_SGEMM] = mbc_cfg.xover[MBC_X_DGEMM] = both;
-    for (int i = 0; i < MBC_X_COUNT; ++i) mbc_cfg.xover[i] = env_int(g_xover[i].env, mbc_cfg.xover[i]);
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    /* every core, at most 16: the copies run on the copy pool (copypool.c), which does not wait
-     * for descheduled threads, so they also hold up when the CPU BLAS's workers still spin
-     * (session 4: 16 threads beat 8 for dgemm 4096 / 8192 on the 16-core H200 machine; with
-     * OpenMP regions they had been 20-30x slower right after an OpenBLAS call) */
-    mbc_cfg.copy_threads =
-        (int)env_int("MINIBLAS_CBLAS_COPY_THREADS", ncpu > 16 ? 16 : (ncpu > 0 ? ncpu : 1));
-    if (mbc_cfg.copy_threads < 1) mbc_cfg.copy_threads = 1;
-    mbc_cfg.stream_stores = (int)env_int("MINIBLAS_CBLAS_STREAM_STORES", 0) & 3;
-    mbc_cfg.panel = env_int("MINIBLAS_CBLAS_PANEL", 0);
-    mbc_cfg.taper = env_int("MINIBLAS_CBLAS_TAPER", 1) != 0;
-    mbc_cfg.kslab = env_int("MINIBLAS_CBLAS_KSLAB", -1);
-    if (mbc_cfg.kslab == MBC_NEVER) mbc_cfg.kslab = 0; /* "never"/"off" */
-    else if (mbc_cfg.kslab < 0) mbc_cfg.kslab = -1; /* automatic */
-    mbc_cfg.nslab = env_int("MINIBLAS_CBLAS_NSLAB", 4);
-    if (mbc_cfg.nslab < 1 || mbc_cfg.nslab > 64) mbc_cfg.nslab = 4;
-    mbc_cfg.ablocks = env_int("MINIBLAS_CBLAS_ABLOCKS", 4);
-    if (mbc_cfg.ablocks < 1 || mbc_cfg.ablocks > 64) mbc_cfg.ablocks = 4;
-    mbc_cfg.eager_out = env_int("MINIBLAS_CBLAS_EAGER_OUT", 1) != 0;
-    /* 16 MB: a block of an operand is DMA'd piece by piece while the rest is packed (session
-     * 10 run 2, 3 rounds: sgemm 8192 18.4-18.7 ms against 20.0-21.2 with 64 MB chunks and 19.5-
-     * 20.5 with 8 MB; dgemm 8192 34.6-35.4 against 39.0-40.4) */
-    int64_t chunk_mb = env_int("MINIBLAS_CBLAS_CHUNK_MB", 16);
-    if (chunk_mb < 1) chunk_mb = 1;
-    if (chunk_mb > 4096) chunk_mb = 4096;
-    mbc_cfg.chunk_max = (size_t)chunk_mb << 20;
-    mbc_cfg.ptr_check = env_int("MINIBLAS_CBLAS_PTR_CHECK", 1) != 0;
-    mbc_ptr_init();
-    mbc_cfg.device = (int)env_int("MINIBLAS_CBLAS_DEVICE", 0);
-    mbc_cfg.test_fail_gemm = env_int("MINIBLAS_CBLAS_TEST_FAIL_GEMM", -1);
-
-    mbc_cpu_load();
-
-    char msg[256] = "disabled by MINIBLAS_CBLAS_GPU=0";
-    mbc_cfg.gpu = 0;
-    mbc_cfg.cuda_memory = 1; /* GPU disabled: device pointers may still exist */
-    if (env_int("MINIBLAS_CBLAS_GPU", 1) != 0) mbc_cfg.gpu = mbc_gpu_probe(mbc_cfg.device, msg, sizeof msg);
-    atexit(on_exit_flag);
-    mbc_fork_init();
-    mbc_notice("CPU BLAS: %s; %s%s", mbc_cpu.handle ? mbc_cpu.name : "none loaded", msg,
-               mbc_cfg.gpu ? "" : " (CPU BLAS only)");
-    mbc_quick_update(); /* last: the quick paths open */
-}
-
-void mbc_init(void) { pthread_once(&g_once, init_once); }
 
 int miniblas_cblas_force_path(int path) {
     if (path != MINIBLAS_CBLAS_PATH_CPU && path != MINIBLAS_CBLAS_PATH_GPU)
@@ -152,17 +44,12 @@ int miniblas_cblas_gpu_available(void) {
     return mbc_cfg.gpu && !mbc_flag(&mbc_gpu_broken) && !mbc_flag(&mbc_forked);
 }
 
-static int gpu_usable(void) {
-    return mbc_cfg.gpu && !mbc_flag(&mbc_gpu_broken) && !mbc_flag(&mbc_exiting) &&
-           !mbc_flag(&mbc_forked);
+const char *miniblas_cblas_cpu_blas(void) {
+    mbc_init();
+    return mbc_cpu.handle ? mbc_cpu.name : NULL;
 }
 
-int mbc_ptr_kind_nocuda(const void *p, size_t bytes) {
-    if (!p || !mbc_cfg.ptr_check || !mbc_cfg.cuda_memory || mbc_plain_host(p)) return MBC_HOST;
-    return mbc_host_readable(p, bytes) ? MBC_HOST : MBC_UNREACHABLE;
-}
-
-static int forced(void) { return __atomic_load_n(&mbc_force, __ATOMIC_RELAXED); }
+/* ------------------------------------------------------------------ quick paths */
 
 /* Small calls on ordinary host memory: the CPU BLAS straight away. The full path costs 20-40 ns
  * (checks, pointer kinds, the decision), 2-3x an OpenBLAS call at n = 16 and ~10% at n = 1024.
@@ -203,19 +90,13 @@ static int cpu_has_entry(int q) {
 }
 
 void mbc_quick_update(void) {
-    int usable = gpu_usable(), f = forced();
     /* every pointer host without asking: only where none can be device memory (no CUDA device,
      * or the user turned the check off); a GPU that is off (broken, exiting, forked, disabled)
      * leaves device pointers in the program, which mbc_ptr_kind must refuse */
     __atomic_store_n(&g_qall, !mbc_cfg.cuda_memory || !mbc_cfg.ptr_check, __ATOMIC_RELAXED);
     for (int i = 0; i < MBC_X_COUNT; ++i) {
-        int64_t lim = INT64_MAX; /* no GPU: every size */
-        if (mbc_cfg.verbose >= 2)
-            lim = 0;
-        else if (usable)
-            lim = f == MINIBLAS_CBLAS_PATH_GPU    ? 0
-                  : f == MINIBLAS_CBLAS_PATH_AUTO ? mbc_cfg.xover[i]
-                                                  : INT64_MAX;
+        int64_t lim = mbc_cfg.verbose >= 2 ? 0 : mbc_route_cpu_below(i); /* verbose: every call
+                                                                          says its path */
         __atomic_store_n(&g_qlim[i], lim, __ATOMIC_RELEASE);
     }
     for (int q = 0; q < QR_COUNT; ++q) {
@@ -242,10 +123,10 @@ static inline int quick_ptr(const void *p) {
  * stack frame: unit strides, 1 <= n below the crossover, the CPU BLAS has the entry's symbol
  * (all three in g_qn), and both vectors in the brk heap (then neither is NULL and no argument
  * can be invalid): the CPU BLAS straight away. Through reduce_entry the layer added 15-20 ns to
- * an OpenBLAS call (its frame and checks); session 3's form (~60 instructions with a call and
- * a frame) 5-15 ns to sdot n = 2^10 on the H100 machine (session 10 runs 4-5), session 10's
- * (~35, a frame, separate checks for n > 0, NULL and the symbol) 4-9 ns to sasum n = 2^10
- * (~70-120 ns, run 10); this is ~20 instructions. The slow twin (out of line, one jump away)
+ * an OpenBLAS call (its frame and checks); a form of ~60 instructions with a call and a frame
+ * 5-15 ns to sdot n = 2^10 on the H100 machine, one of ~35 with a frame and separate checks
+ * for n > 0, NULL and the symbol 4-9 ns to sasum n = 2^10 (~70-120 ns); this is ~20
+ * instructions: keep it so. The slow twin (out of line, one jump away)
  * sends vectors elsewhere that surely stay on the CPU (the program's data, the caller's stack,
  * anywhere when there is no GPU) to the CPU BLAS the same way, everything else to FULL. */
 #define REDUCTION(ret, name, q, params, args, unit, n, x, y, call, full)                      \
@@ -297,33 +178,6 @@ static void done(int path, const char *routine, const char *shape) {
         fprintf(stderr, "miniblas_cblas: %s %s -> %s\n", routine, shape, path_name(path));
 }
 
-/* Report "this call cannot be computed" (not an argument error): parameter 0. `output`
- * says what became of the output: "nothing was written", or that it is undefined. */
-static void cannot_out(const char *routine, const char *why, const char *output) {
-    char m[400];
-    snprintf(m, sizeof m, "miniblas_cblas: %s cannot run: %s; %s", routine, why, output);
-    mbc_report_cblas(0, routine, m);
-}
-static void cannot(const char *routine, const char *why) {
-    cannot_out(routine, why, "nothing was written");
-}
-
-/* An operand that is not host memory while no GPU can run the call: refused with the
- * operand's parameter number (the caller's numbering), nothing written. */
-static void unreachable(int param, const char *routine, const char *operand) {
-    char m[400];
-    snprintf(m, sizeof m,
-             "miniblas_cblas: %s: %s is not host memory (device memory?) and the GPU cannot be "
-             "used (%s); nothing was written",
-             routine, operand,
-             mbc_flag(&mbc_forked)     ? "a child of fork()"
-             : mbc_flag(&mbc_exiting)  ? "the process is exiting"
-             : mbc_flag(&mbc_gpu_broken) ? "a CUDA error made it unusable"
-             : mbc_cfg.gpu             ? "CUDA could not classify the pointer"
-                                       : "the GPU is disabled or not found");
-    mbc_report_cblas(param, routine, m);
-}
-
 /* Bytes spanned by a column-major rows x cols matrix with leading dimension ld (0: empty). */
 static size_t span2d(int64_t rows, int64_t cols, int64_t ld, size_t e) {
     return rows > 0 && cols > 0 ? ((size_t)(cols - 1) * (size_t)ld + (size_t)rows) * e : 0;
@@ -364,36 +218,32 @@ static void gemm_entry(int dbl, int fortran, int layout, int transa, int transb,
         g.A = B, g.lda = ldb, g.B = A, g.ldb = lda;
     }
     int touched = k > 0 && alpha != 0;
-    int gpu = gpu_usable();
     g.c_kind = mbc_ptr_kind(C, span2d(g.m, g.n, g.ldc, e));
     if (touched) {
         g.a_kind = mbc_ptr_kind(g.A, span2d(g.ta ? k : g.m, g.ta ? g.m : k, g.lda, e));
         g.b_kind = mbc_ptr_kind(g.B, span2d(g.tb ? g.n : k, g.tb ? k : g.n, g.ldb, e));
     }
-    if (g.a_kind == MBC_UNREACHABLE || g.b_kind == MBC_UNREACHABLE || g.c_kind == MBC_UNREACHABLE) {
-        int a_bad = (layout == CblasRowMajor ? g.b_kind : g.a_kind) == MBC_UNREACHABLE;
-        int b_bad = (layout == CblasRowMajor ? g.a_kind : g.b_kind) == MBC_UNREACHABLE;
-        int param = a_bad ? 8 : b_bad ? 10 : 13;
+    int cpu_have = dbl ? (mbc_cpu.cblas_dgemm || mbc_cpu.dgemm_) : (mbc_cpu.cblas_sgemm || mbc_cpu.sgemm_);
+    /* operands in the caller's order (A, B, C): a refusal names the first unreachable one */
+    int row = layout == CblasRowMajor;
+    mbc_call call = {dbl ? MBC_X_DGEMM : MBC_X_SGEMM,
+                     touched ? (double)m * (double)n * (double)k : -1,
+                     m < n ? (m < k ? m : k) : (n < k ? n : k), cpu_have, touched ? 3 : 1,
+                     {row ? g.b_kind : g.a_kind, row ? g.a_kind : g.b_kind, g.c_kind}};
+    if (!touched) call.kind[0] = g.c_kind;
+    int bad = 0;
+    mbc_route_t route = mbc_route(&call, &bad);
+    if (route == MBC_ROUTE_REFUSE) {
+        if (!touched) bad = 2;
+        int param = bad == 0 ? 8 : bad == 1 ? 10 : 13;
         if (fortran)
             mbc_report_fortran(param - 1, dbl ? "DGEMM " : "SGEMM ");
         else
-            unreachable(param, routine, a_bad ? "A" : b_bad ? "B" : "C");
+            mbc_report_unreachable(param, routine, bad == 0 ? "A" : bad == 1 ? "B" : "C");
         return;
     }
     int any_dev = g.a_kind == MBC_DEVICE || g.b_kind == MBC_DEVICE || g.c_kind == MBC_DEVICE;
-    int all_dev = g.c_kind == MBC_DEVICE && (!touched || (g.a_kind == MBC_DEVICE && g.b_kind == MBC_DEVICE));
-    int cpu_have = dbl ? (mbc_cpu.cblas_dgemm || mbc_cpu.dgemm_) : (mbc_cpu.cblas_sgemm || mbc_cpu.sgemm_);
-    int go_gpu = any_dev;
-    if (!go_gpu && gpu) {
-        int f = forced();
-        double mnk = (double)m * (double)n * (double)k;
-        int64_t mind = m < n ? (m < k ? m : k) : (n < k ? n : k);
-        if (!cpu_have) go_gpu = 1;
-        else if (f == MINIBLAS_CBLAS_PATH_GPU) go_gpu = 1;
-        else if (f == MINIBLAS_CBLAS_PATH_AUTO && touched)
-            go_gpu = mnk >= (double)mbc_cfg.xover[dbl ? MBC_X_DGEMM : MBC_X_SGEMM] &&
-                     mind >= mbc_cfg.xover[MBC_X_GEMM_DIM];
-    }
+    int go_gpu = route != MBC_ROUTE_CPU;
     char shape[96] = ""; /* only for the verbose per-call line: formatting costs ~0.2 us */
     if (mbc_cfg.verbose >= 2)
         snprintf(shape, sizeof shape, "m=%lld n=%lld k=%lld", (long long)m, (long long)n, (long long)k);
@@ -402,7 +252,8 @@ static void gemm_entry(int dbl, int fortran, int layout, int transa, int transb,
         char msg[400];
         mbc_progress pr;
         if (mbc_gpu_gemm(&g, &pr, msg, sizeof msg) == 0) {
-            done(all_dev ? MINIBLAS_CBLAS_PATH_GPU_INPLACE : MINIBLAS_CBLAS_PATH_GPU, routine, shape);
+            done(route == MBC_ROUTE_GPU_INPLACE ? MINIBLAS_CBLAS_PATH_GPU_INPLACE : MINIBLAS_CBLAS_PATH_GPU,
+                 routine, shape);
             return;
         }
         if (any_dev || !cpu_have) {
@@ -411,7 +262,7 @@ static void gemm_entry(int dbl, int fortran, int layout, int transa, int transb,
              * untouched beyond. With beta != 0 a partial update cannot be undone. */
             int partial = g.c_kind == MBC_DEVICE || (g.c_kind == MBC_PINNED && beta == 0) ||
                           pr.done_col > 0 || pr.done_row > 0;
-            cannot_out(routine, any_dev ? "the GPU failed on device operands" : "the GPU failed and no CPU BLAS",
+            mbc_report_cannot(routine, any_dev ? "the GPU failed on device operands" : "the GPU failed and no CPU BLAS",
                        partial ? "C is undefined (the GPU had written part of it)" : "nothing was written");
             mbc_notice("%s: %s", routine, msg);
             return;
@@ -444,7 +295,8 @@ static void gemm_entry(int dbl, int fortran, int layout, int transa, int transb,
         return;
     }
     if (!cpu_have) {
-        cannot(routine, "no CPU BLAS could be loaded (MINIBLAS_CPU_BLAS_LIB) and no usable GPU");
+        mbc_report_cannot(routine, "no CPU BLAS could be loaded (MINIBLAS_CPU_BLAS_LIB) and no usable GPU",
+                          "nothing was written");
         return;
     }
     /* The CPU BLAS, with the caller's problem as given (transposes as 111/112). */
@@ -550,27 +402,23 @@ static double reduce_entry(int q, int64_t n, const void *x, int64_t incx, const 
     }
     if (n <= 0 || (!is_dot && incx <= 0)) return 0;
     mbc_init();
-    int gpu = gpu_usable();
     int xk = mbc_ptr_kind(x, span1d(n, incx, e));
     int yk = is_dot ? mbc_ptr_kind(y, span1d(n, incy, e)) : MBC_HOST;
-    if (xk == MBC_UNREACHABLE || yk == MBC_UNREACHABLE) {
+    int cpu_have = cpu_has_reduce(dbl, is_dot);
+    mbc_call call = {is_dot ? MBC_X_DOT : MBC_X_ASUM, (double)(n << dbl) /* bytes */, INT64_MAX,
+                     cpu_have, is_dot ? 2 : 1, {xk, yk, MBC_HOST}};
+    int bad = 0;
+    mbc_route_t route = mbc_route(&call, &bad);
+    if (route == MBC_ROUTE_REFUSE) {
         if (fortran) /* Fortran's xerbla_ has no room for a sentence: the number only */
-            mbc_report_fortran(xk == MBC_UNREACHABLE ? 2 : 4,
+            mbc_report_fortran(bad ? 4 : 2,
                                is_dot ? (dbl ? "DDOT  " : "SDOT  ") : (dbl ? "DASUM " : "SASUM "));
         else
-            unreachable(xk == MBC_UNREACHABLE ? 2 : 4, routine, xk == MBC_UNREACHABLE ? "x" : "y");
+            mbc_report_unreachable(bad ? 4 : 2, routine, bad ? "y" : "x");
         return 0;
     }
     int any_dev = xk == MBC_DEVICE || yk == MBC_DEVICE;
-    int all_dev = xk == MBC_DEVICE && (!is_dot || yk == MBC_DEVICE);
-    int cpu_have = cpu_has_reduce(dbl, is_dot);
-    int go_gpu = any_dev;
-    if (!go_gpu && gpu) {
-        int f = forced();
-        if (!cpu_have || f == MINIBLAS_CBLAS_PATH_GPU) go_gpu = 1;
-        else if (f == MINIBLAS_CBLAS_PATH_AUTO)
-            go_gpu = (n << dbl) >= mbc_cfg.xover[is_dot ? MBC_X_DOT : MBC_X_ASUM]; /* bytes */
-    }
+    int go_gpu = route != MBC_ROUTE_CPU;
     char shape[48] = "";
     if (mbc_cfg.verbose >= 2) snprintf(shape, sizeof shape, "n=%lld", (long long)n);
     int fell_back = 0;
@@ -580,11 +428,13 @@ static double reduce_entry(int q, int64_t n, const void *x, int64_t incx, const 
         int rc = is_dot ? mbc_gpu_dot(dbl, n, x, incx, xk, y, incy, yk, &r, msg, sizeof msg)
                         : mbc_gpu_asum(dbl, n, x, incx, xk, &r, msg, sizeof msg);
         if (rc == 0) {
-            done(all_dev ? MINIBLAS_CBLAS_PATH_GPU_INPLACE : MINIBLAS_CBLAS_PATH_GPU, routine, shape);
+            done(route == MBC_ROUTE_GPU_INPLACE ? MINIBLAS_CBLAS_PATH_GPU_INPLACE : MINIBLAS_CBLAS_PATH_GPU,
+                 routine, shape);
             return r;
         }
         if (any_dev || !cpu_have) {
-            cannot(routine, any_dev ? "the GPU failed on device operands" : "the GPU failed and no CPU BLAS");
+            mbc_report_cannot(routine, any_dev ? "the GPU failed on device operands" : "the GPU failed and no CPU BLAS",
+                              "nothing was written");
             mbc_notice("%s: %s", routine, msg);
             return 0;
         }
@@ -592,7 +442,8 @@ static double reduce_entry(int q, int64_t n, const void *x, int64_t incx, const 
         fell_back = 1;
     }
     if (!cpu_have) {
-        cannot(routine, "no CPU BLAS could be loaded (MINIBLAS_CPU_BLAS_LIB) and no usable GPU");
+        mbc_report_cannot(routine, "no CPU BLAS could be loaded (MINIBLAS_CPU_BLAS_LIB) and no usable GPU",
+                          "nothing was written");
         return 0;
     }
     double r = cpu_reduce(dbl, fortran, is_dot, n, x, incx, y, incy);
@@ -648,21 +499,17 @@ static void omatcopy_entry(int dbl, int layout, int trans, int64_t rows, int64_t
     mbc_init();
     int t = mb_trans_code(trans);
     int64_t r = layout == CblasColMajor ? rows : cols, c = layout == CblasColMajor ? cols : rows;
-    int gpu = gpu_usable();
     int ak = mbc_ptr_kind(A, span2d(r, c, lda, e)), bk = mbc_ptr_kind(B, span2d(t ? c : r, t ? r : c, ldb, e));
-    if (ak == MBC_UNREACHABLE || bk == MBC_UNREACHABLE) {
-        unreachable(ak == MBC_UNREACHABLE ? 6 : 8, routine, ak == MBC_UNREACHABLE ? "A" : "B");
+    /* the CPU can always run it: the CPU BLAS's omatcopy, else plain loops */
+    mbc_call call = {MBC_X_OMATCOPY, (double)rows * (double)cols, INT64_MAX, 1, 2, {ak, bk, MBC_HOST}};
+    int bad = 0;
+    mbc_route_t route = mbc_route(&call, &bad);
+    if (route == MBC_ROUTE_REFUSE) {
+        mbc_report_unreachable(bad ? 8 : 6, routine, bad ? "B" : "A");
         return;
     }
     int any_dev = ak == MBC_DEVICE || bk == MBC_DEVICE;
-    int all_dev = ak == MBC_DEVICE && bk == MBC_DEVICE;
-    int go_gpu = any_dev;
-    if (!go_gpu && gpu) {
-        int f = forced();
-        if (f == MINIBLAS_CBLAS_PATH_GPU) go_gpu = 1;
-        else if (f == MINIBLAS_CBLAS_PATH_AUTO)
-            go_gpu = (double)rows * (double)cols >= (double)mbc_cfg.xover[MBC_X_OMATCOPY];
-    }
+    int go_gpu = route != MBC_ROUTE_CPU;
     char shape[64] = "";
     if (mbc_cfg.verbose >= 2)
         snprintf(shape, sizeof shape, "rows=%lld cols=%lld", (long long)rows, (long long)cols);
@@ -670,11 +517,12 @@ static void omatcopy_entry(int dbl, int layout, int trans, int64_t rows, int64_t
     if (go_gpu) {
         char msg[400];
         if (mbc_gpu_omatcopy(dbl, t, r, c, alpha, A, lda, ak, B, ldb, bk, msg, sizeof msg) == 0) {
-            done(all_dev ? MINIBLAS_CBLAS_PATH_GPU_INPLACE : MINIBLAS_CBLAS_PATH_GPU, routine, shape);
+            done(route == MBC_ROUTE_GPU_INPLACE ? MINIBLAS_CBLAS_PATH_GPU_INPLACE : MINIBLAS_CBLAS_PATH_GPU,
+                 routine, shape);
             return;
         }
         if (any_dev) {
-            cannot_out(routine, "the GPU failed on device operands",
+            mbc_report_cannot(routine, "the GPU failed on device operands",
                        bk == MBC_HOST ? "nothing was written" : "B is undefined (the GPU may have written part of it)");
             mbc_notice("%s: %s", routine, msg);
             return;
@@ -701,7 +549,7 @@ static void omatcopy_entry(int dbl, int layout, int trans, int64_t rows, int64_t
  * data and the caller's stack the same way, the rest to omatcopy_entry. Through
  * omatcopy_entry alone (the full check, pointer kinds, the decision) the layer added 15-20 ns
  * a call: 1.92x / 1.55x / 1.15x / 1.06x of OpenBLAS's somatcopy at 8x8 / 16x16 / 32x32 /
- * 64x64 (session 11, dev machine). */
+ * 64x64. */
 #define OMATCOPY(name, dbl, T, call)                                                              \
     __attribute__((noinline)) static void name##_slow(                                            \
         OPENBLAS_CONST enum CBLAS_ORDER CORDER, OPENBLAS_CONST enum CBLAS_TRANSPOSE CTRANS,       \

@@ -1,13 +1,14 @@
 /*
- * mbc_stream_copy: memcpy with non-temporal (streaming) stores, for the staging copies of the
- * host-pointer GPU path: caller's pageable memory -> pinned chunk (then only the DMA engine reads
- * it) and pinned chunk -> caller's C. Those copies are large (MBs per thread) and their
+ * mbc_stream_copy: memcpy with non-temporal (streaming) stores, as a staging copy of the
+ * host-pointer GPU path would use them: caller's pageable memory -> pinned chunk (then only the
+ * DMA engine reads it) and pinned chunk -> caller's C. The layer's staging copies use plain
+ * memcpy (streaming stores measured no reliable gain there); perf/miniblas-cblas-bench's probe
+ * still measures both. Those copies are large (MBs per thread) and their
  * destination is not read again by this CPU soon, so an ordinary store's read-for-ownership
  * (the destination line fetched from DRAM before it is overwritten) is wasted traffic: a copy
  * with ordinary stores moves 3 bytes over the memory bus per byte copied, one with streaming
  * stores 2. glibc's memcpy switches to streaming stores only above a large size threshold
  * (a fraction of the last-level cache), which the layer's per-thread pieces stay below.
- * Header-only so that perf/miniblas-cblas-bench's probe measures the very same copy.
  * Not x86-64: plain memcpy.
  */
 #ifndef MBC_STREAM_COPY_H

@@ -1,0 +1,408 @@
+/*
+ * The GPU gemm of the cblas layer: one call on device operands in place, or the pipelined
+ * schedule of a gemm with operands on the host (described at mbc_gpu_gemm). The rung of the
+ * whole problem is pinned for every gemm of the call (pin_rung).
+ */
+#include <stdio.h>
+#include <string.h>
+#include "cblas_gpu.h"
+
+/* The core's public query (include/miniblas.h): the name of the rung `auto` would pick for
+ * this gemm on the handle's GPU and math mode. Declared weak here so that the layer also
+ * links against a core without it (then every gemm of a call picks its own rung). */
+const char *miniblas_gemm_auto_rung(miniblas_handle_t h, miniblas_op_t op,
+                                    miniblas_layout_t layout, miniblas_transpose_t transa,
+                                    miniblas_transpose_t transb, int64_t m, int64_t n, int64_t k)
+    __attribute__((weak));
+
+#define MAXPAN 64 /* gemm panels of one call (the width grows to stay below) */
+
+/* Row blocks of A in phase 2 (1 and 2 were measured slower). */
+#define ABLOCKS 4
+
+static int64_t round_up(int64_t v, int64_t q) { return (v + q - 1) / q * q; }
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+/* Element (i, j) of a column-major matrix; NULL stays NULL (A and B are not referenced when
+ * k == 0 or alpha == 0, and may be NULL then). */
+static char *at(const char *p, int64_t ld, int64_t i, int64_t j, size_t e) {
+    return p ? (char *)p + ((size_t)i + (size_t)j * (size_t)ld) * e : NULL;
+}
+
+/* One call's gemm: geometry, device operands, and the copy back of C. */
+typedef struct gemm_job {
+    const mbc_gemm *g;
+    size_t e;
+    mbc_gemm d; /* the same problem on the device: operands staged (leading dimension = rows)
+                   or in place */
+    int a_staged, b_staged, c_in, c_back; /* copied in: A, B, C (beta != 0); C copied back */
+    int direct;                           /* C pinned and beta == 0: DMA'd straight into it */
+    int64_t nb, npan;                     /* panels of C: widest, count */
+    int64_t pc[MAXPAN + 1];               /* panel p: columns [pc[p], pc[p + 1]) */
+    int64_t opan;                         /* the panel of column ocol */
+    int64_t mb, nblk;                     /* row blocks of A (phase 2): height, count */
+    int64_t ks, nslab;                    /* k-slabs of phase 1: depth, count (0: no phase 1) */
+    int64_t ready;                        /* panels whose gemms are all queued */
+    int64_t ocol, orow;                   /* the next piece of C to queue for the copy back */
+} gemm_job;
+
+/* op(A)[r, q] and op(B)[q, c] on the device. */
+static char *devA(const gemm_job *j, int64_t r, int64_t q) {
+    return j->g->ta ? at(j->d.A, j->d.lda, q, r, j->e) : at(j->d.A, j->d.lda, r, q, j->e);
+}
+static char *devB(const gemm_job *j, int64_t q, int64_t c) {
+    return j->g->tb ? at(j->d.B, j->d.ldb, c, q, j->e) : at(j->d.B, j->d.ldb, q, c, j->e);
+}
+
+/* Rows [i0, i0+ni) x columns [j0, j0+nj) of op(X) to the same place in X's device copy
+ * (trans: X is stored transposed). which: the trace's operand (0 A, 1 B, 2 C). */
+static cudaError_t stage(mbc_state *s, int which, const void *d, int64_t ldd, const void *h,
+                         int64_t ldh, int trans, int64_t i0, int64_t ni, int64_t j0, int64_t nj,
+                         int kind) {
+    size_t e = s->elem;
+    s->tr_which = which;
+    if (trans)
+        return mbc_h2d_2d(s, at(d, ldd, j0, i0, e), ldd, at(h, ldh, j0, i0, e), ldh, nj, ni, kind);
+    return mbc_h2d_2d(s, at(d, ldd, i0, j0, e), ldd, at(h, ldh, i0, j0, e), ldh, ni, nj, kind);
+}
+
+/* C[r0 : r0+m, c0 : c0+n] = alpha op(A)[r0.., q0 : q0+k] op(B)[q0 : q0+k, c0..] + beta C on
+ * s_comp, after everything queued so far on s_in. */
+static cudaError_t queue_gemm(mbc_state *s, const gemm_job *j, int64_t r0, int64_t m, int64_t c0,
+                              int64_t n, int64_t q0, int64_t k, double beta,
+                              miniblas_status_t *st) {
+    const mbc_gemm *g = j->g;
+    cudaError_t err = mbc_comp_after_in(s);
+    if (err != cudaSuccess) return err;
+    if (s->tr.first_gemm == 0) s->tr.first_gemm = mbc_now_ms() - s->tr.t0;
+    miniblas_transpose_t ta = g->ta ? MiniblasTrans : MiniblasNoTrans;
+    miniblas_transpose_t tb = g->tb ? MiniblasTrans : MiniblasNoTrans;
+    const char *A = devA(j, r0, q0), *B = devB(j, q0, c0);
+    char *C = at(j->d.C, j->d.ldc, r0, c0, j->e);
+    if (mbc_cfg.test_fail_gemm >= 0 && s->ngemm++ >= mbc_cfg.test_fail_gemm) {
+        /* MINIBLAS_CBLAS_TEST_FAIL_GEMM (tests): a real failure of the handle, its cause in
+         * miniblas_last_error, after the gemms queued so far (which run and may write C) */
+        *st = miniblas_set_rung(s->h, g->dbl ? MINIBLAS_OP_DGEMM : MINIBLAS_OP_SGEMM,
+                                "(MINIBLAS_CBLAS_TEST_FAIL_GEMM)");
+        return cudaSuccess;
+    }
+    mbc_trace_mark(s);
+    if (g->dbl)
+        *st = miniblas_dgemm(s->h, MiniblasColMajor, ta, tb, m, n, k, g->alpha,
+                             (const double *)A, j->d.lda, (const double *)B, j->d.ldb, beta,
+                             (double *)C, j->d.ldc);
+    else
+        *st = miniblas_sgemm(s->h, MiniblasColMajor, ta, tb, m, n, k, (float)g->alpha,
+                             (const float *)A, j->d.lda, (const float *)B, j->d.ldb, (float)beta,
+                             (float *)C, j->d.ldc);
+    mbc_trace_mark(s);
+    return cudaSuccess;
+}
+
+/* Queue the copy back of C for the panels whose gemms are all queued, in column-major pieces
+ * (whole columns of at most a chunk, or one column in chunk-sized parts), each after its
+ * panel's event. A piece needs a free out chunk; a chunk is freed by writing its piece into
+ * the caller's C (mbc_finish_out), which waits for the copy. block == 0: stop at the first busy
+ * chunk whose copy has not completed (the host has inputs to pack first; a completed one is
+ * unpacked at once); block: wait and unpack as needed. */
+static cudaError_t queue_out(mbc_state *s, gemm_job *j, int block) {
+    const mbc_gemm *g = j->g;
+    size_t e = j->e;
+    int64_t m = g->m, end = j->pc[j->ready];
+    int64_t cap = j->direct ? m : (int64_t)(s->chunk_bytes / e);
+    cudaError_t err = cudaSuccess;
+    if (!j->c_back) return cudaSuccess; /* C on the device: nothing comes back */
+    while (j->ocol < end) {
+        while (j->pc[j->opan + 1] <= j->ocol) ++j->opan;
+        int64_t p = j->opan, pend = min64(end, j->pc[p + 1]);
+        int64_t nr = m <= cap ? m : min64(cap, m - j->orow);
+        int64_t nc = m <= cap ? min64(cap / m, pend - j->ocol) : 1;
+        char *hd = at(g->C, g->ldc, j->orow, j->ocol, e);
+        const char *dd = at(j->d.C, j->d.ldc, j->orow, j->ocol, e);
+        if (j->direct) { /* pinned C, beta == 0: no chunk (a failure recomputes all of C) */
+            err = cudaStreamWaitEvent(s->s_out, s->pan_ev[p % NPEV], 0);
+            if (err == cudaSuccess)
+                err = cudaMemcpy2DAsync(hd, (size_t)g->ldc * e, dd, (size_t)j->d.ldc * e,
+                                        (size_t)nr * e, (size_t)nc, cudaMemcpyDeviceToHost,
+                                        s->s_out);
+            if (err != cudaSuccess) return err;
+        } else {
+            int slot = s->out_next;
+            if (s->out[slot].busy) { /* unpack it first: now if it must or its copy is done */
+                if (!block && cudaEventQuery(s->out_ev[slot]) != cudaSuccess)
+                    return cudaSuccess;
+                if ((err = mbc_finish_out(s, slot)) != cudaSuccess) return err;
+            }
+            err = cudaStreamWaitEvent(s->s_out, s->pan_ev[p % NPEV], 0);
+            if (err == cudaSuccess)
+                err = cudaMemcpy2DAsync(s->out_chunk[slot], (size_t)nr * e, dd,
+                                        (size_t)j->d.ldc * e, (size_t)nr * e, (size_t)nc,
+                                        cudaMemcpyDeviceToHost, s->s_out);
+            if (err == cudaSuccess) err = cudaEventRecord(s->out_ev[slot], s->s_out);
+            if (err != cudaSuccess) return err;
+            mbc_pending *q = &s->out[slot];
+            q->busy = 1;
+            q->dst = hd;
+            q->ldh = g->ldc;
+            q->r0 = j->orow;
+            q->c0 = j->ocol;
+            q->nr = nr;
+            q->nc = nc;
+            s->out_next = (slot + 1) % s->nout;
+        }
+        j->orow += nr;
+        if (j->orow == m) j->orow = 0, j->ocol += nc;
+    }
+    return cudaSuccess;
+}
+
+/* Panel j->ready has all its gemms queued: mark it with an event, queue what copies back fit.
+ * With more than NPEV panels an event is recorded again before an older panel's copy waits
+ * on it; the copy then waits for a later panel (same stream): later, never too early. */
+static cudaError_t panel_done(mbc_state *s, gemm_job *j) {
+    cudaError_t err = cudaSuccess;
+    if (j->c_back) err = cudaEventRecord(s->pan_ev[j->ready % NPEV], s->s_comp);
+    ++j->ready;
+    return err == cudaSuccess && j->c_back ? queue_out(s, j, 0) : err;
+}
+
+/* The rung of the whole problem's shape, for every gemm of the call (a panel's shape may make
+ * `auto` pick another, slower rung), unless the user chose one (MINIBLAS_SGEMM/_DGEMM: read
+ * into the handle at creation). Returns 1 when it set the handle's rung (reset afterwards). */
+static int pin_rung(mbc_state *s, const mbc_gemm *g) {
+    miniblas_op_t op = g->dbl ? MINIBLAS_OP_DGEMM : MINIBLAS_OP_SGEMM;
+    const char *cur = miniblas_get_rung(s->h, op);
+    if (!cur || strcmp(cur, "auto") != 0 || !miniblas_gemm_auto_rung) return 0;
+    const char *name = miniblas_gemm_auto_rung(s->h, op, MiniblasColMajor,
+                                               g->ta ? MiniblasTrans : MiniblasNoTrans,
+                                               g->tb ? MiniblasTrans : MiniblasNoTrans, g->m,
+                                               g->n, g->k);
+    return name && miniblas_set_rung(s->h, op, name) == MINIBLAS_STATUS_SUCCESS;
+}
+
+/* The staged gemm (some operand on the host). */
+static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const char **what,
+                               miniblas_status_t *st) {
+    size_t e = s->elem;
+    int64_t m = g->m, n = g->n, k = g->k;
+    int touched = k > 0 && g->alpha != 0;
+    gemm_job J;
+    memset(&J, 0, sizeof J);
+    gemm_job *j = &J;
+    j->g = g;
+    j->e = e;
+    j->a_staged = touched && g->a_kind != MBC_DEVICE;
+    j->b_staged = touched && g->b_kind != MBC_DEVICE;
+    j->c_back = g->c_kind != MBC_DEVICE;
+    j->c_in = j->c_back && g->beta != 0;
+    j->direct = g->c_kind == MBC_PINNED && g->beta == 0;
+
+    /* Panels: n/8 wide and at least one wave of 128x128 tiles (2M elements of C: wmin
+     * columns), then the last ones halving down to wmin (the taper): the tail after the last
+     * gemm is its panel's copy back and unpacking, short when that panel is narrow. At 8192:
+     * 7 x 1024, 512, 256, 256 (sgemm 8192, H100: 18.4-18.7 ms; without the taper 19.1-20.4).
+     * The tuning key panel sets the width; the taper then halves down to a quarter of it
+     * (multiples of 32). */
+    int64_t wmin = round_up(((int64_t)1 << 21) / max64(m, 1), 128), unit = 128, nb;
+    if (mbc_cfg.panel > 0)
+        nb = mbc_cfg.panel, wmin = unit = max64(32, round_up(nb / 4, 32));
+    else
+        nb = max64(wmin, round_up((n + 7) / 8, 128));
+    nb = max64(nb, (n + MAXPAN / 2 - 1) / (MAXPAN / 2)); /* room for the taper in pc[] */
+    j->nb = nb = min64(nb, n);
+    for (int64_t c = 0; c < n; ++j->npan) {
+        int64_t r = n - c, w = nb;
+        if (r <= 2 * nb) w = min64(nb, max64(wmin, round_up((r + 1) / 2, unit)));
+        if (j->npan == MAXPAN - 1) w = r; /* not reached: <= 30 panels of nb, then halving */
+        j->pc[j->npan] = c;
+        c += min64(w, r);
+    }
+    j->pc[j->npan] = n;
+    /* Phase 1 (beta == 0 only: C is not read): nslab (4) k-slabs of k/16 over the whole of
+     * C, at most half of k; only where the GPU needs longer for a slab than the host to pack
+     * it: 2 m n ks flops at ~60 TFLOP/s against (m + n) ks e bytes at ~50 GB/s, i.e.
+     * 2 m n / (m + n) >= ~6000 (measured: n = 2048 and 4096 were 10-20% faster without
+     * phase 1, 8192 10-15% slower). */
+    if (g->beta == 0 && (j->a_staged || j->b_staged)) {
+        int64_t ks = mbc_cfg.kslab;
+        if (ks < 0) ks = k >= 2048 && 2 * (double)m * n >= 6144.0 * (m + n) ? k / 16 / 64 * 64 : 0;
+        if (ks > 0 && ks <= k / 2) j->ks = ks, j->nslab = min64(mbc_cfg.nslab, k / (2 * ks));
+    }
+    /* A in ABLOCKS row blocks, so that gemms start before all of A is across. */
+    j->nblk = 1, j->mb = m;
+    if (j->a_staged && m >= 512) {
+        j->mb = round_up((m + ABLOCKS - 1) / ABLOCKS, 64);
+        j->nblk = (m + j->mb - 1) / j->mb;
+    }
+    int64_t k1 = j->ks * j->nslab, kr = k - k1;
+    int64_t geo[5] = {j->npan, j->nb, j->nblk, j->nslab, j->ks};
+    memcpy(s->tr.geo, geo, sizeof geo);
+
+    /* Chunk size: one piece per operand block where possible. */
+    int64_t elems = 0;
+    if (j->b_staged) elems = max64(max64(elems, kr * nb), j->ks * n);
+    if (j->a_staged) elems = max64(max64(elems, j->mb * kr), m * j->ks);
+    if (j->c_back) elems = max64(elems, m * nb);
+    size_t need = mbc_chunk_size((size_t)elems * e);
+    int any_pageable = (j->a_staged && g->a_kind == MBC_HOST) ||
+                       (j->b_staged && g->b_kind == MBC_HOST) ||
+                       (j->c_back && !j->direct && (g->c_kind == MBC_HOST || j->c_in));
+    cudaError_t err;
+    *what = "cudaHostAlloc (pinned staging)";
+    if (any_pageable && (err = mbc_ensure_chunks(s, need)) != cudaSuccess) return err;
+
+    *what = "cudaMalloc (device buffers)";
+    int64_t a_rows = g->ta ? k : m, a_cols = g->ta ? m : k;
+    int64_t b_rows = g->tb ? n : k, b_cols = g->tb ? k : n;
+    j->d = *g; /* device operands stay in place */
+    char *buf;
+    if (j->a_staged) {
+        if ((err = mbc_dbuf(s, 0, (size_t)a_rows * (size_t)a_cols * e, &buf)) != cudaSuccess)
+            return err;
+        j->d.A = buf, j->d.lda = a_rows, j->d.a_kind = MBC_DEVICE;
+    }
+    if (j->b_staged) {
+        if ((err = mbc_dbuf(s, 1, (size_t)b_rows * (size_t)b_cols * e, &buf)) != cudaSuccess)
+            return err;
+        j->d.B = buf, j->d.ldb = b_rows, j->d.b_kind = MBC_DEVICE;
+    }
+    if (j->c_back) {
+        if ((err = mbc_dbuf(s, 2, (size_t)m * (size_t)n * e, &buf)) != cudaSuccess) return err;
+        j->d.C = buf, j->d.ldc = m, j->d.c_kind = MBC_DEVICE;
+    }
+    s->out_rows = m;
+
+    /* Phase 1: rank-ks updates of all of C, each as soon as its slabs of A and B are across. */
+    for (int64_t sl = 0; sl < j->nslab; ++sl) {
+        int64_t q0 = sl * j->ks;
+        *what = "copy to the GPU";
+        if (j->a_staged &&
+            (err = stage(s, 0, j->d.A, j->d.lda, g->A, g->lda, g->ta, 0, m, q0, j->ks, g->a_kind)) !=
+                cudaSuccess)
+            return err;
+        if (j->b_staged &&
+            (err = stage(s, 1, j->d.B, j->d.ldb, g->B, g->ldb, g->tb, q0, j->ks, 0, n, g->b_kind)) !=
+                cudaSuccess)
+            return err;
+        *what = "gemm";
+        err = queue_gemm(s, j, 0, m, 0, n, q0, j->ks, sl ? 1.0 : g->beta, st);
+        if (err != cudaSuccess || *st != MINIBLAS_STATUS_SUCCESS) return err;
+    }
+
+    /* Phase 2, over k1..k: A row blocks and B panels (with their C panels) alternately; each
+     * arrival queues one gemm for every block of C whose A and B are now both across. */
+    double beta2 = k1 > 0 ? 1.0 : g->beta;
+    int64_t sa = 0, sb = 0; /* row blocks / panels across */
+    while (sa < j->nblk || sb < j->npan) {
+        if (sa < j->nblk && (sa <= sb || sb == j->npan)) {
+            int64_t r0 = sa * j->mb, nr = min64(j->mb, m - r0);
+            *what = "copy to the GPU";
+            if (j->a_staged &&
+                (err = stage(s, 0, j->d.A, j->d.lda, g->A, g->lda, g->ta, r0, nr, k1, kr,
+                             g->a_kind)) != cudaSuccess)
+                return err;
+            ++sa;
+            if (sb > 0) {
+                *what = "gemm";
+                err = queue_gemm(s, j, r0, nr, 0, j->pc[sb], k1, kr, beta2, st);
+                if (err != cudaSuccess || *st != MINIBLAS_STATUS_SUCCESS) return err;
+            }
+        } else {
+            int64_t c0 = j->pc[sb], nc = j->pc[sb + 1] - c0;
+            *what = "copy to the GPU";
+            if (j->b_staged &&
+                (err = stage(s, 1, j->d.B, j->d.ldb, g->B, g->ldb, g->tb, k1, kr, c0, nc,
+                             g->b_kind)) != cudaSuccess)
+                return err;
+            if (j->c_in && (err = stage(s, 2, j->d.C, j->d.ldc, g->C, g->ldc, 0, 0, m, c0, nc,
+                                        g->c_kind)) != cudaSuccess)
+                return err;
+            ++sb;
+            if (sa > 0) {
+                *what = "gemm";
+                err = queue_gemm(s, j, 0, min64(m, sa * j->mb), c0, nc, k1, kr, beta2, st);
+                if (err != cudaSuccess || *st != MINIBLAS_STATUS_SUCCESS) return err;
+            }
+        }
+        *what = "copy from the GPU";
+        while (sa == j->nblk && j->ready < sb) /* with all of A across, panels < sb are done */
+            if ((err = panel_done(s, j)) != cudaSuccess) return err;
+        if ((err = queue_out(s, j, 0)) != cudaSuccess) return err; /* unpack what is back */
+    }
+    s->tr.inputs = mbc_now_ms() - s->tr.t0;
+
+    /* Only now unpack C: inputs first keeps the GPU fed; the copies back wait on the GPU. */
+    *what = "copy from the GPU";
+    if ((err = queue_out(s, j, 1)) != cudaSuccess || (err = mbc_drain_out(s)) != cudaSuccess)
+        return err;
+    *what = "sync";
+    return mbc_sync_all(s);
+}
+
+/*
+ * Schedule of a gemm with operands on the host (column-major, C m x n = op(A) op(B), k deep).
+ * Three streams: copies in, compute, copies out. The host packs inputs into pinned chunks of at
+ * most 16 MB (each DMA'd as soon as it is full, while the next is packed) and queues each gemm
+ * as soon as its inputs are across:
+ *
+ *   phase 1 (beta == 0, k >= 2048, 2mn/(m+n) >= 6144): 4 k-slabs of depth ks = k/16: slab s of A
+ *     (m x ks) and of B (ks x n), then C (+)= A_s B_s over all of C. A slab pair of
+ *     (m + n) ks elements brings m n ks multiply-adds (at 8192: 1.6 ms of kernel for 0.8 ms of
+ *     packing), where a row block and a panel of the same bytes bring far fewer, so the GPU
+ *     is kept busy from the first slab on instead of ramping up with the 2D blocks below.
+ *   phase 2, over the rest of k: A in 4 row blocks and B in column panels (n/8 wide, the
+ *     last ones narrower: see gemm_staged; with C's panel when beta != 0), alternately
+ *     A0 B0 A1 B1 ... then the remaining panels; each arrival queues
+ *     one gemm over the blocks of C it completes (A_i x B_0..B_(j-1), or A_0..A_i x B_j).
+ *     Once all of A is across, panels complete in column order; each gets an event.
+ *   copies back: a completed panel's copy to the host is queued after its event, through the
+ *     out chunks (3 for sgemm, 2 for dgemm). Between inputs the host unpacks only pieces whose
+ *     copy has already completed, the rest after every input is
+ *     packed (GPU compute does not wait for unpacking: C lives in a whole device buffer), so it
+ *     never waits for the GPU while it could pack. C reaches the caller's memory in column
+ *     order only.
+ */
+int mbc_gpu_gemm(const mbc_gemm *g, mbc_progress *prog, char *msg, size_t msg_size) {
+    size_t e = g->dbl ? sizeof(double) : sizeof(float);
+    mbc_frame f;
+    prog->done_col = prog->done_row = 0;
+    if (mbc_frame_enter(&f, e, msg, msg_size)) return -1;
+    mbc_state *s = f.s;
+    cudaError_t err = cudaSuccess;
+    miniblas_status_t st = MINIBLAS_STATUS_SUCCESS;
+    const char *what = "gemm";
+    int touched = g->k > 0 && g->alpha != 0;
+    int a_dev = !touched || g->a_kind == MBC_DEVICE;
+    int b_dev = !touched || g->b_kind == MBC_DEVICE;
+    int c_dev = g->c_kind == MBC_DEVICE;
+    if (g->a_kind == MBC_DEVICE || g->b_kind == MBC_DEVICE || c_dev) {
+        what = "waiting for the caller's default stream";
+        if ((err = mbc_comp_after_caller(s)) != cudaSuccess) return mbc_frame_leave(&f, err, st, what);
+        what = "gemm";
+    }
+    int pinned = pin_rung(s, g);
+    s->ntev = -1;
+    if (mbc_cfg.verbose >= 2) mbc_trace_begin(s);
+    if (a_dev && b_dev && c_dev) { /* everything in place: one call */
+        gemm_job j;
+        memset(&j, 0, sizeof j);
+        j.g = g, j.e = e;
+        j.d = *g;
+        err = queue_gemm(s, &j, 0, g->m, 0, g->n, 0, g->k, g->beta, &st);
+        if (err == cudaSuccess && st == MINIBLAS_STATUS_SUCCESS)
+            what = "sync", err = cudaStreamSynchronize(s->s_comp);
+    } else {
+        err = gemm_staged(s, g, &what, &st);
+    }
+    /* the cause, before resetting the rung (a successful call clears the handle's error) */
+    char detail[300] = "";
+    if (err == cudaSuccess && st != MINIBLAS_STATUS_SUCCESS)
+        snprintf(detail, sizeof detail, "%s", miniblas_last_error(s->h));
+    if (pinned) miniblas_set_rung(s->h, g->dbl ? MINIBLAS_OP_DGEMM : MINIBLAS_OP_SGEMM, "auto");
+    if (mbc_cfg.verbose >= 2) mbc_trace_gemm(s, g, err != cudaSuccess || st != MINIBLAS_STATUS_SUCCESS);
+    *prog = s->prog;
+    if (g->c_kind == MBC_PINNED && g->beta == 0)
+        prog->done_col = prog->done_row = 0; /* unknown: recompute all (beta == 0) */
+    return mbc_frame_leave_detail(&f, err, st, what, detail);
+}

@@ -1,0 +1,264 @@
+/*
+ * The GPU side's state: the probe at initialisation, the kind of an operand's memory (CUDA's
+ * answer), the per-thread state (cblas_gpu.h) and the frame of one GPU call: the layer's
+ * device set and restored, a failure's stickiness decided, the streams ordered.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cblas_gpu.h"
+#include "cblas_ptr.h"
+
+/* ------------------------------------------------------------------ per-thread state */
+
+static pthread_key_t g_key;
+static pthread_once_t g_key_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t g_pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static mbc_state *g_pool;
+
+static void state_release(void *p) { /* thread exit: back to the pool, no CUDA calls here */
+    mbc_state *s = p;
+    pthread_mutex_lock(&g_pool_lock);
+    s->next = g_pool;
+    g_pool = s;
+    pthread_mutex_unlock(&g_pool_lock);
+}
+
+static int g_key_made;
+static void key_init(void) { g_key_made = pthread_key_create(&g_key, state_release) == 0; }
+
+static void state_destroy(mbc_state *s) {
+    for (int i = 0; i < NIN; ++i) {
+        if (s->in_chunk[i]) cudaFreeHost(s->in_chunk[i]);
+        if (s->in_ev[i]) cudaEventDestroy(s->in_ev[i]);
+    }
+    for (int i = 0; i < NOUT; ++i) {
+        if (s->out_chunk[i]) cudaFreeHost(s->out_chunk[i]);
+        if (s->out_ev[i]) cudaEventDestroy(s->out_ev[i]);
+    }
+    for (int i = 0; i < NPEV; ++i)
+        if (s->pan_ev[i]) cudaEventDestroy(s->pan_ev[i]);
+    for (int i = 0; i <= NTEV; ++i)
+        if (s->tev[i]) cudaEventDestroy(s->tev[i]);
+    for (int i = 0; i < 3; ++i)
+        if (s->dbuf[i]) cudaFree(s->dbuf[i]);
+    if (s->ev_in) cudaEventDestroy(s->ev_in);
+    if (s->ev_comp) cudaEventDestroy(s->ev_comp);
+    if (s->ev_caller) cudaEventDestroy(s->ev_caller);
+    if (s->s_in) cudaStreamDestroy(s->s_in);
+    if (s->s_comp) cudaStreamDestroy(s->s_comp);
+    if (s->s_out) cudaStreamDestroy(s->s_out);
+    if (s->h) miniblas_destroy(s->h);
+    free(s);
+    cudaGetLastError();
+}
+
+/* The calling thread's state (the current device is already mbc_cfg.device). */
+static mbc_state *mbc_state_get(char *msg, size_t msg_size) {
+    pthread_once(&g_key_once, key_init);
+    mbc_state *s = pthread_getspecific(g_key);
+    if (s) return s;
+    pthread_mutex_lock(&g_pool_lock);
+    s = g_pool;
+    if (s) g_pool = s->next;
+    pthread_mutex_unlock(&g_pool_lock);
+    if (!s) {
+        s = calloc(1, sizeof *s);
+        if (!s) {
+            snprintf(msg, msg_size, "out of host memory for the per-thread state");
+            return NULL;
+        }
+        s->device = mbc_cfg.device;
+        cudaError_t e = cudaSuccess;
+        miniblas_status_t st = miniblas_create(&s->h);
+        if (st != MINIBLAS_STATUS_SUCCESS) {
+            snprintf(msg, msg_size, "miniblas_create: %s", miniblas_status_string(st));
+            s->h = NULL;
+            state_destroy(s);
+            return NULL;
+        }
+        if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&s->s_in, cudaStreamNonBlocking);
+        if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&s->s_comp, cudaStreamNonBlocking);
+        if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&s->s_out, cudaStreamNonBlocking);
+        if (e == cudaSuccess) e = cudaEventCreateWithFlags(&s->ev_in, cudaEventDisableTiming);
+        if (e == cudaSuccess) e = cudaEventCreateWithFlags(&s->ev_comp, cudaEventDisableTiming);
+        if (e == cudaSuccess) e = cudaEventCreateWithFlags(&s->ev_caller, cudaEventDisableTiming);
+        for (int i = 0; i < NIN && e == cudaSuccess; ++i)
+            e = cudaEventCreateWithFlags(&s->in_ev[i], cudaEventDisableTiming);
+        for (int i = 0; i < NOUT && e == cudaSuccess; ++i)
+            e = cudaEventCreateWithFlags(&s->out_ev[i], cudaEventDisableTiming);
+        for (int i = 0; i < NPEV && e == cudaSuccess; ++i)
+            e = cudaEventCreateWithFlags(&s->pan_ev[i], cudaEventDisableTiming);
+        if (e != cudaSuccess) {
+            snprintf(msg, msg_size, "creating streams/events: %s", cudaGetErrorString(e));
+            state_destroy(s);
+            return NULL;
+        }
+        miniblas_set_stream(s->h, s->s_comp);
+    }
+    pthread_setspecific(g_key, s);
+    return s;
+}
+
+/* ------------------------------------------------------------------ probe, pointer kinds */
+
+int mbc_gpu_probe(int device, char *msg, size_t msg_size) {
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    mbc_cfg.cuda_memory = e == cudaSuccess && count > 0; /* else no device memory can exist */
+    if (e != cudaSuccess || count == 0) {
+        snprintf(msg, msg_size, "no usable GPU (%s)",
+                 e != cudaSuccess ? cudaGetErrorString(e) : "no device");
+        cudaGetLastError();
+        return 0;
+    }
+    if (device < 0 || device >= count) {
+        snprintf(msg, msg_size, "device %d (MINIBLAS_CBLAS_DEVICES) but there are %d devices", device,
+                 count);
+        return 0;
+    }
+    struct cudaDeviceProp prop;
+    if (cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
+        cudaGetLastError();
+        snprintf(msg, msg_size, "cannot query device %d", device);
+        return 0;
+    }
+    snprintf(msg, msg_size, "GPU %d: %s", device, prop.name);
+    mbc_check_rung_env(prop.major, prop.minor, stderr); /* a bad MINIBLAS_SGEMM=...: say so once */
+    return 1;
+}
+
+int mbc_ptr_kind(const void *p, size_t bytes) {
+    if (!p || !mbc_cfg.ptr_check || !mbc_cfg.cuda_memory) return MBC_HOST;
+    if (mbc_plain_host(p)) return MBC_HOST; /* heap, stack, static data: no CUDA query */
+    /* Only while the GPU is usable: after a sticky error, at exit or in a fork() child CUDA
+     * cannot answer (or must not be called); the address range decides then. */
+    if (mbc_gpu_usable()) {
+        struct cudaPointerAttributes a;
+        if (cudaPointerGetAttributes(&a, p) == cudaSuccess) {
+            switch (a.type) {
+            case cudaMemoryTypeDevice:
+            case cudaMemoryTypeManaged: return MBC_DEVICE;
+            case cudaMemoryTypeHost: return MBC_PINNED;
+            default: return MBC_HOST;
+            }
+        }
+        cudaGetLastError(); /* older runtimes: unregistered host memory is an error */
+    }
+    return mbc_ptr_kind_nocuda(p, bytes);
+}
+
+void mbc_gpu_atfork_child(void) {
+    /* The parent's per-thread state holds its CUDA objects: never used here (the GPU is off
+     * in the child) nor given back to the pool at thread exit; the pool's lock may have been
+     * held by another thread of the parent. */
+    pthread_mutex_init(&g_pool_lock, NULL);
+    g_pool = NULL;
+    if (g_key_made) pthread_setspecific(g_key, NULL);
+}
+
+/* ------------------------------------------------------------------ call frame */
+
+int mbc_frame_enter(mbc_frame *f, size_t elem, char *msg, size_t msg_size) {
+    f->msg = msg;
+    f->msg_size = msg_size;
+    f->prev_device = -1;
+    f->s = NULL;
+    if (cudaGetDevice(&f->prev_device) != cudaSuccess) {
+        cudaGetLastError();
+        f->prev_device = -1;
+    }
+    if (f->prev_device != mbc_cfg.device) {
+        cudaError_t e = cudaSetDevice(mbc_cfg.device);
+        if (e != cudaSuccess) {
+            snprintf(msg, msg_size, "cudaSetDevice(%d): %s", mbc_cfg.device,
+                     cudaGetErrorString(e));
+            cudaGetLastError();
+            return -1;
+        }
+    }
+    f->s = mbc_state_get(msg, msg_size);
+    if (!f->s) {
+        if (f->prev_device >= 0 && f->prev_device != mbc_cfg.device)
+            cudaSetDevice(f->prev_device);
+        return -1;
+    }
+    f->s->elem = elem;
+    f->s->dbuf_used = 0;
+    f->s->in_next = 0;
+    f->s->out_next = 0;
+    f->s->nout = elem == sizeof(float) ? NOUT : 2;
+    for (int i = 0; i < NOUT; ++i) f->s->out[i].busy = 0;
+    f->s->prog.done_col = 0;
+    f->s->prog.done_row = 0;
+    f->s->ngemm = 0;
+    memset(&f->s->tr, 0, sizeof f->s->tr);
+    f->s->tr.t0 = mbc_now_ms();
+    f->s->tr_which = 0;
+    return 0;
+}
+
+int mbc_frame_leave_detail(mbc_frame *f, cudaError_t err, miniblas_status_t st,
+                              const char *what, const char *detail) {
+    mbc_state *s = f->s;
+    int rc = 0;
+    if (err != cudaSuccess || st != MINIBLAS_STATUS_SUCCESS) {
+        rc = -1;
+        if (err != cudaSuccess)
+            snprintf(f->msg, f->msg_size, "%s: %s (%s)", what, cudaGetErrorString(err),
+                     cudaGetErrorName(err));
+        else
+            snprintf(f->msg, f->msg_size, "%s: %s (%s)", what, miniblas_status_string(st),
+                     detail ? detail : miniblas_last_error(s->h));
+        cudaStreamSynchronize(s->s_in);
+        cudaStreamSynchronize(s->s_comp);
+        cudaStreamSynchronize(s->s_out);
+        cudaGetLastError();
+        if (cudaDeviceSynchronize() != cudaSuccess) { /* the context is gone */
+            mbc_flag_set(&mbc_gpu_broken);
+            mbc_quick_update();
+            cudaGetLastError();
+        }
+        for (int i = 0; i < NOUT; ++i) s->out[i].busy = 0;
+    }
+    if (f->prev_device >= 0 && f->prev_device != mbc_cfg.device) cudaSetDevice(f->prev_device);
+    return rc;
+}
+
+int mbc_frame_leave(mbc_frame *f, cudaError_t err, miniblas_status_t st, const char *what) {
+    return mbc_frame_leave_detail(f, err, st, what, NULL);
+}
+
+cudaError_t mbc_sync_all(mbc_state *s) {
+    cudaError_t e = cudaStreamSynchronize(s->s_in);
+    cudaError_t e2 = cudaStreamSynchronize(s->s_comp);
+    cudaError_t e3 = cudaStreamSynchronize(s->s_out);
+    return e != cudaSuccess ? e : e2 != cudaSuccess ? e2 : e3;
+}
+
+/* Device (or managed) operands: s_comp waits for the work the caller queued before this call.
+ * Our streams are non-blocking, so without this they do not wait for the legacy default
+ * stream at all: a cudaMemcpy from pageable memory returns before its DMA has landed ("the
+ * DMA to final destination may not have completed"), and a kernel the caller launched on the
+ * default stream may still be running. An event recorded on the legacy default stream
+ * completes after everything queued before it on that stream and on every blocking stream
+ * (per-thread default streams included). Work on the caller's own non-blocking streams is the
+ * caller's to synchronise (docs/cblas.md). */
+cudaError_t mbc_comp_after_caller(mbc_state *s) {
+    cudaError_t e = cudaEventRecord(s->ev_caller, cudaStreamLegacy);
+    return e == cudaSuccess ? cudaStreamWaitEvent(s->s_comp, s->ev_caller, 0) : e;
+}
+
+/* s_comp waits for everything queued so far on s_in. */
+cudaError_t mbc_comp_after_in(mbc_state *s) {
+    cudaError_t e = cudaEventRecord(s->ev_in, s->s_in);
+    return e == cudaSuccess ? cudaStreamWaitEvent(s->s_comp, s->ev_in, 0) : e;
+}
+
+/* s_out waits for everything queued so far on s_comp. */
+cudaError_t mbc_out_after_comp(mbc_state *s) {
+    cudaError_t e = cudaEventRecord(s->ev_comp, s->s_comp);
+    return e == cudaSuccess ? cudaStreamWaitEvent(s->s_out, s->ev_comp, 0) : e;
+}
