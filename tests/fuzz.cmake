@@ -14,7 +14,6 @@ if(NOT TARGET miniblas_cblas OR NOT MINIBLAS_CPU_BLAS_PATH)
   return()
 endif()
 find_package(Threads REQUIRED)
-find_package(OpenMP COMPONENTS C QUIET)
 
 set(MINIBLAS_FUZZ_CI_ITERS 150000 CACHE STRING "Iterations of the fuzz_cpu CTest test")
 if(NOT DEFINED MINIBLAS_XFAIL_ROWMAJOR_XERBLA) # normally set by tests/conformance.cmake
@@ -30,18 +29,20 @@ check_c_source_compiles("int main(void) { return 0; }" MINIBLAS_HAVE_ASAN_UBSAN)
 unset(CMAKE_REQUIRED_FLAGS)
 unset(CMAKE_REQUIRED_LINK_OPTIONS)
 
-set(_cb ${PROJECT_SOURCE_DIR}/src/cblas)
+# The layer's own source list (relative to src/cblas), so the fuzzer follows the library.
+get_target_property(_cb_rel miniblas_cblas SOURCES)
+set(_cb_srcs "")
+foreach(f ${_cb_rel})
+  list(APPEND _cb_srcs ${PROJECT_SOURCE_DIR}/src/cblas/${f})
+endforeach()
 add_executable(fuzz_cpu ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_cpu.c ${PROJECT_SOURCE_DIR}/src/check.c
-               ${_cb}/entry.c ${_cb}/cpu_blas.c ${_cb}/gpu.c ${_cb}/ptr.c ${_cb}/copypool.c)
+               ${_cb_srcs})
 target_include_directories(fuzz_cpu PRIVATE
   $<TARGET_PROPERTY:miniblas_cblas,INCLUDE_DIRECTORIES> ${PROJECT_SOURCE_DIR}/src)
 target_compile_definitions(fuzz_cpu PRIVATE MBC_BUILD_CPU_BLAS="${MINIBLAS_CPU_BLAS_PATH}"
                            FUZZ_CPU_BLAS_PATH="${MINIBLAS_CPU_BLAS_PATH}")
 target_compile_options(fuzz_cpu PRIVATE -O1 -g)
 target_link_libraries(fuzz_cpu PRIVATE miniblas CUDA::cudart Threads::Threads ${CMAKE_DL_LIBS} m)
-if(OpenMP_C_FOUND)
-  target_link_libraries(fuzz_cpu PRIVATE OpenMP::OpenMP_C)
-endif()
 # cblas_xerbla and xerbla_ of the fuzzer must be found by dlsym(RTLD_DEFAULT) and by OpenBLAS
 set_target_properties(fuzz_cpu PROPERTIES ENABLE_EXPORTS ON)
 if(MINIBLAS_HAVE_ASAN_UBSAN)
@@ -57,7 +58,7 @@ endif()
 # do the heap operands take the layer's quick paths (src/cblas/ptr.c); their poisoned margins
 # are checked instead.
 add_executable(fuzz_cpu_plain ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_cpu.c ${PROJECT_SOURCE_DIR}/src/check.c
-               ${_cb}/entry.c ${_cb}/cpu_blas.c ${_cb}/gpu.c ${_cb}/ptr.c ${_cb}/copypool.c)
+               ${_cb_srcs})
 foreach(p INCLUDE_DIRECTORIES COMPILE_DEFINITIONS LINK_LIBRARIES)
   set_property(TARGET fuzz_cpu_plain PROPERTY ${p} $<TARGET_PROPERTY:fuzz_cpu,${p}>)
 endforeach()
