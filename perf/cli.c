@@ -347,7 +347,10 @@ void cli_progress_step(cli_progress *p, const char *fmt, ...) {
         cli_fmt_duration(t, sizeof t, el / (p->done - 1) * (p->total - p->done + 1));
         snprintf(l, sizeof l, ", ~%s left", t);
     }
-    fprintf(stderr, "[%d/%d] ", p->done, p->total);
+    if (p->total > 0)
+        fprintf(stderr, "[%d/%d] ", p->done, p->total);
+    else
+        fprintf(stderr, "[%d] ", p->done);
     va_list ap;
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
