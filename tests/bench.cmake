@@ -6,6 +6,8 @@
 #                          field by field (tests/bench_schema_check.py)
 #   bench_compare          perf/compare.py on synthetic result files: SAME inside the noise,
 #                          FAST / SLOW outside, FAIL, missing rows, exit status 3
+#   bench_regress_job      perf/regress.sh with stand-ins for nvidia-smi and the benchmark:
+#                          GPU name, baseline found or made (--update), exit 0 / 3 / 2
 # The two C tests are registered by the glob in tests/CMakeLists.txt; they need perf_common.
 foreach(t test_bench_cli_cpu test_bench_report_cpu)
   if(TARGET ${t})
@@ -23,5 +25,7 @@ if(Python3_Interpreter_FOUND AND TARGET test_bench_report_cpu)
   add_test(NAME bench_compare
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/bench_compare_test.py
                    ${PROJECT_SOURCE_DIR}/perf/compare.py)
-  set_tests_properties(bench_json_schema bench_compare PROPERTIES LABELS cpu)
+  add_test(NAME bench_regress_job
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/bench_regress_test.sh ${PROJECT_SOURCE_DIR})
+  set_tests_properties(bench_json_schema bench_compare bench_regress_job PROPERTIES LABELS cpu)
 endif()
