@@ -6,6 +6,9 @@
 #                          field by field (tests/bench_schema_check.py)
 #   bench_compare          perf/compare.py on synthetic result files: SAME inside the noise,
 #                          FAST / SLOW outside, FAIL, missing rows, exit status 3
+#   bench_tools            both programs' command lines (--version, strict values, outputs
+#                          refused up front) and a real result file from
+#                          miniblas-cblas-bench --dry-run-cpu (no GPU needed)
 #   bench_regress_job      perf/regress.sh with stand-ins for nvidia-smi and the benchmark:
 #                          GPU name, baseline found or made (--update), exit 0 / 3 / 2
 # The two C tests are registered by the glob in tests/CMakeLists.txt; they need perf_common.
@@ -28,4 +31,10 @@ if(Python3_Interpreter_FOUND AND TARGET test_bench_report_cpu)
   add_test(NAME bench_regress_job
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/bench_regress_test.sh ${PROJECT_SOURCE_DIR})
   set_tests_properties(bench_json_schema bench_compare bench_regress_job PROPERTIES LABELS cpu)
+  if(TARGET miniblas-bench OR TARGET miniblas-cblas-bench)
+    add_test(NAME bench_tools
+             COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/bench_tools_test.sh ${PROJECT_BINARY_DIR}
+                     ${PROJECT_SOURCE_DIR} ${Python3_EXECUTABLE})
+    set_tests_properties(bench_tools PROPERTIES LABELS cpu)
+  endif()
 endif()
