@@ -28,8 +28,8 @@ expect() {
 for tool in "$mb" "$mcb"; do
   [ -x "$tool" ] || continue
   name=$(basename "$tool")
-  check "$name --version" '"$tool" --version | grep -q "^$name (miniblas [0-9]"'
-  check "$name --help" '"$tool" --help | grep -q -- "--max-noise"'
+  check "$name --version" '"$tool" --version >"$t/v" && grep -q "^$name (miniblas [0-9]" "$t/v"'
+  check "$name --help" '"$tool" --help >"$t/h" && grep -q -- "--max-noise" "$t/h"'
   expect 2 "$name: bad size '12x' in --sizes\|$name: bad --sizes '12x'" "$tool" --sizes 12x
   expect 2 "$name: bad value 'abc' for --trials" "$tool" --trials abc
   expect 2 "$name: bad value '3x' for --tolerance" "$tool" --tolerance 3x
