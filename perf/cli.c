@@ -273,7 +273,22 @@ static int is_file(const char *p) {
     return p && *p && stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+static int python_found(void) {
+    const char *path = getenv("PATH");
+    char buf[4096];
+    if (!path) return 0;
+    for (const char *p = path; *p;) {
+        size_t n = strcspn(p, ":");
+        snprintf(buf, sizeof buf, "%.*s/python3", (int)n, p);
+        if (n && access(buf, X_OK) == 0) return 1;
+        p += n;
+        if (*p) ++p;
+    }
+    return 0;
+}
+
 const char *cli_compare_script(void) {
+    if (!python_found()) return NULL;
     static char path[4096];
     const char *env = getenv("MINIBLAS_COMPARE");
     if (is_file(env)) return env;

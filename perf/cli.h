@@ -141,7 +141,8 @@ int cli_close_outputs(const cli_common *c, cli_outputs *out);
  * faster, 3 a row SLOW, 2 unusable files), or -1 when it could not be run. */
 int cli_run_compare(const char *baseline, const char *current, double tolerance_pct);
 /* The compare script: $MINIBLAS_COMPARE, else compare.py next to the executable, else the
- * source tree's perf/compare.py (MINIBLAS_PERF_SOURCE_DIR); NULL if none exists. */
+ * source tree's perf/compare.py (MINIBLAS_PERF_SOURCE_DIR); NULL if none exists or python3
+ * is not on the PATH. */
 const char *cli_compare_script(void);
 
 /* A progress line on stderr: "[i/N] what (elapsed, ~left)". The estimate of the time left is

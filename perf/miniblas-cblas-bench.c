@@ -443,7 +443,7 @@ int main(int argc, char **argv) {
         }
         fclose(bf);
         if (!cli_compare_script()) {
-            cli_error("--baseline needs perf/compare.py (set MINIBLAS_COMPARE to its path)");
+            cli_error("--baseline needs python3 and perf/compare.py (MINIBLAS_COMPARE: its path)");
             return 2;
         }
     }
