@@ -15,7 +15,7 @@ profile() { # kernel-regex launches bench-args...
   local regex=$1 count=$2
   shift 2
   ncu --clock-control none --kernel-name "regex:$regex" --launch-count "$count" \
-      --metrics "$metrics" --csv --page raw "$bench" --trials 1 --warmup 0 --min-time-ms 0 "$@" \
+      --metrics "$metrics" --csv --page raw "$bench" --trials 1 --max-trials 1 --warmup 0 --min-time-ms 0 "$@" \
       2>/dev/null | grep -E '^"(ID|[0-9])' |
     python3 -c '
 import csv, sys

@@ -18,9 +18,10 @@ cmake --build "$build" -j "$(nproc)"
 if nvidia-smi -L >/dev/null 2>&1; then
   mkdir -p "$build/results"
   echo "== miniblas rung ladder vs cuBLAS on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
-  echo "   (CSV and JSON in $build/results/; plot with: python3 perf/plot.py $build/results/bench.csv)"
+  echo "   (CSV, JSON and Markdown in $build/results/; plot with:"
+  echo "    python3 perf/plot.py $build/results/bench.json --out $build/results/plots)"
   exec "$build/perf/miniblas-bench" --skip-slow --csv "$build/results/bench.csv" \
-    --json "$build/results/bench.json" "$@"
+    --json "$build/results/bench.json" --md "$build/results/bench.md" "$@"
 fi
 
 echo "== No NVIDIA GPU found on this machine: miniblas's kernels cannot run here, so the"
