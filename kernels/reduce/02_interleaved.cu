@@ -19,31 +19,31 @@
  */
 #include "../common/common.cuh"
 
-#define TILED_THREADS 256
-#define TILED_MAX_BLOCKS 32768 /* <= (MB_WORK_BYTES - 256) / sizeof(double) */
+#define INTERLEAVED_THREADS 256
+#define INTERLEAVED_MAX_BLOCKS 32768 /* <= (MB_WORK_BYTES - 256) / sizeof(double) */
 
-/* Interleaved-addressing tree over s[0 .. TILED_THREADS), sum left in s[0]. */
+/* Interleaved-addressing tree over s[0 .. INTERLEAVED_THREADS), sum left in s[0]. */
 template <typename T>
-__device__ __forceinline__ void tiled_tree(T *s) {
+__device__ __forceinline__ void interleaved_tree(T *s) {
     const unsigned tid = threadIdx.x;
-    for (unsigned st = 1; st < TILED_THREADS; st *= 2) {
+    for (unsigned st = 1; st < INTERLEAVED_THREADS; st *= 2) {
         unsigned idx = 2 * st * tid;
-        if (idx < TILED_THREADS) s[idx] += s[idx + st];
+        if (idx < INTERLEAVED_THREADS) s[idx] += s[idx + st];
         __syncthreads();
     }
 }
 
 template <typename T, bool IS_DOT>
-__global__ void __launch_bounds__(TILED_THREADS) reduce_tiled_kernel(mb_reduce_args a, T *partials) {
-    __shared__ T s[TILED_THREADS];
+__global__ void __launch_bounds__(INTERLEAVED_THREADS) reduce_interleaved_kernel(mb_reduce_args a, T *partials) {
+    __shared__ T s[INTERLEAVED_THREADS];
     const T *x = (const T *)a.x, *y = (const T *)a.y;
-    const int64_t tiles = (a.n + TILED_THREADS - 1) / TILED_THREADS;
+    const int64_t tiles = (a.n + INTERLEAVED_THREADS - 1) / INTERLEAVED_THREADS;
     T block_sum = 0; /* used by thread 0 only */
     for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
-        int64_t i = t * TILED_THREADS + threadIdx.x;
+        int64_t i = t * INTERLEAVED_THREADS + threadIdx.x;
         s[threadIdx.x] = i < a.n ? mb_reduce_term<T, IS_DOT>(x, y, i, a.incx, a.incy) : (T)0;
         __syncthreads();
-        tiled_tree(s);
+        interleaved_tree(s);
         if (threadIdx.x == 0) block_sum += s[0];
         __syncthreads(); /* s[0] read before the next tile overwrites it */
     }
@@ -52,27 +52,27 @@ __global__ void __launch_bounds__(TILED_THREADS) reduce_tiled_kernel(mb_reduce_a
 
 /* One block: thread t adds partials t, t+256, ... in order, then the same tree. */
 template <typename T>
-__global__ void __launch_bounds__(TILED_THREADS) reduce_tiled_finish(const T *partials, int count, T *result) {
-    __shared__ T s[TILED_THREADS];
+__global__ void __launch_bounds__(INTERLEAVED_THREADS) reduce_interleaved_finish(const T *partials, int count, T *result) {
+    __shared__ T s[INTERLEAVED_THREADS];
     T acc = 0;
-    for (int i = threadIdx.x; i < count; i += TILED_THREADS) acc += partials[i];
+    for (int i = threadIdx.x; i < count; i += INTERLEAVED_THREADS) acc += partials[i];
     s[threadIdx.x] = acc;
     __syncthreads();
-    tiled_tree(s);
+    interleaved_tree(s);
     if (threadIdx.x == 0) *result = s[0];
 }
 
 template <typename T, bool IS_DOT>
-static cudaError_t reduce_tiled(const mb_reduce_args *a, cudaStream_t st) {
+static cudaError_t reduce_interleaved(const mb_reduce_args *a, cudaStream_t st) {
     int64_t cap = (int64_t)((a->work_bytes - 256) / sizeof(T));
-    if (cap > TILED_MAX_BLOCKS) cap = TILED_MAX_BLOCKS;
-    int blocks = (int)mb_grid_dim(mb_cdiv(a->n, TILED_THREADS), cap);
+    if (cap > INTERLEAVED_MAX_BLOCKS) cap = INTERLEAVED_MAX_BLOCKS;
+    int blocks = (int)mb_grid_dim(mb_cdiv(a->n, INTERLEAVED_THREADS), cap);
     T *partials = (T *)a->work;
-    reduce_tiled_kernel<T, IS_DOT><<<blocks, TILED_THREADS, 0, st>>>(*a, partials);
+    reduce_interleaved_kernel<T, IS_DOT><<<blocks, INTERLEAVED_THREADS, 0, st>>>(*a, partials);
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) return e;
-    reduce_tiled_finish<T><<<1, TILED_THREADS, 0, st>>>(partials, blocks, (T *)a->result);
+    reduce_interleaved_finish<T><<<1, INTERLEAVED_THREADS, 0, st>>>(partials, blocks, (T *)a->result);
     return cudaGetLastError();
 }
 
-MB_REDUCE_LAUNCHERS(tiled, reduce_tiled)
+MB_REDUCE_LAUNCHERS(interleaved, reduce_interleaved)
