@@ -1,39 +1,38 @@
 #!/usr/bin/env python3
-"""Markdown tables of the rung ladders (docs/gemm-ladder.md, docs/reduction-ladder.md,
-docs/transpose-ladder.md) from a miniblas-bench CSV, so the docs can be regenerated after
-every benchmark run instead of edited by hand.
+"""Markdown tables of the rung ladders, generated from the results files of miniblas-bench.
 
 Usage:
-    python3 perf/ladder_tables.py CSV [--doc gemm|transpose|reduction|all]
-                                      [--ptxas BUILD_LOG] [--base OLD_CSV]
-                                      [--cublas-from OP:SHAPE[:TRANS]=CSV_OR_RATE ...]
+    python3 perf/ladder_tables.py [--check]
+        Regenerates every generated block of docs/ladders/*.md and docs/cblas.md from
+        perf/results/<gpu>/*.csv (with their .json / .cmd sidecars). A block sits between
+        a start marker and "<!-- end -->":
+            <!-- table:FAMILY:GPU -->    rung tables (FAMILY: gemm, transpose, reduction)
+            <!-- claims:FAMILY:GPU -->   the textbook claims of the ladder, as measured
+            <!-- source:FAMILY:GPU -->   device, ceilings and the command that measured
+        A GPU directory without results gives a one-line placeholder. --check changes
+        nothing and exits 1 when a block is out of date.
+    python3 perf/ladder_tables.py CSV [--doc gemm|transpose|reduction|all] [--ptxas LOG]
+                                      [--base OLD_CSV] [--cublas-from OP:SHAPE[:TRANS]=X]
                                       [--conflicts NCU_TXT]
-                                      [--update docs/X-ladder.md]
+        Prints the tables of one CSV (for a look at a run before it becomes a results file).
 
-  CSV            written by miniblas-bench --csv (one row per op, shape, rung).
-  --ptxas LOG    a build log made with -Xptxas -v (tests/gpu-verify.sh writes OUT/build.log):
-                 adds registers (min-max over the transpose / asum-dot instantiations of the
-                 rung, "+spill" where ptxas reports spill stores) and shared memory per block
-                 (static from ptxas; dynamic computed from the kernel's tile configuration, the
-                 same formulas as the launchers).
-  --base OLD     a second CSV (an earlier run): adds a table "rate now / rate in OLD" per rung
-                 and size.
+  --ptxas LOG    a build log made with -Xptxas -v: adds registers (min-max over the
+                 instantiations of the rung, "+spill" where ptxas reports spill stores) and
+                 shared memory per block (static from ptxas; dynamic computed from the tile
+                 configuration, as the launchers do). In docs mode perf/results/ptxas-sm90.log
+                 is used when present.
+  --base OLD     a second CSV: adds a table "rate now / rate in OLD" per rung and size.
   --cublas-from OP:SHAPE[:TRANS]=X
-                 take cuBLAS's rate at that op and shape (and transpose case, e.g. NN; without
-                 it, every case) from CSV file X (or X itself if it is a number, in the CSV's
-                 unit) for the %-of-cuBLAS figures; marked with "*" in the table. For a cuBLAS
-                 row measured while the GPU clock was still ramping up.
-  --conflicts F  the output of perf/bank-conflicts.sh (ncu): fills the column "bank conflicts
-                 per request" (shared loads / shared stores) for the kernels it measured.
-  --update DOC   replace the generated block of DOC (between the markers
-                 "<!-- tables: generated ..." and "<!-- end of generated tables -->") in place.
+                 take cuBLAS's rate at that op and shape from CSV file X (or the number X) for
+                 the %-of-cuBLAS figures; marked with "*".
+  --conflicts F  the output of perf/bank-conflicts.sh (ncu): bank conflicts per request.
 
-Every figure is read from the CSV: rate (GFLOP/s or GB/s), fraction_ceiling (the benchmark's
-ceiling: FP32/FP64 SIMT peak for gemm, device copy for omatcopy, streaming read for the
-reductions). % of cuBLAS is recomputed as rate / cuBLAS rate (cuBLAS FP32 for every sgemm
-rung, also tf32; the tf32 cell adds its ratio to cuBLAS TF32). gemm gets one set of tables
-per transpose case in the CSV (NN, TT, ...). The bank-conflict column is filled from
---conflicts where given ("-" where ncu did not measure that kernel).
+Columns are read by name (op, shape, trans, inc, rung, m, n, k, time_us, rate, unit,
+fraction_ceiling, status, note), so added or reordered columns do not matter; lines starting
+with "#" are comments. Rows whose status is not "ok" are left out. % of cuBLAS is rate / cuBLAS
+rate at the same shape (cuBLAS FP32 for every sgemm rung; the reduced-precision tf32 rung adds
+its ratio to cuBLAS TF32); % of the ceiling is the benchmark's fraction_ceiling (FP32 / FP64
+SIMT peak for gemm, device copy for omatcopy, streaming read for the reductions).
 """
 import argparse
 import collections
@@ -48,19 +47,35 @@ REDUCTION = ("sasum", "dasum", "sdot", "ddot")
 REF_RUNGS = ("cublas", "cublas_tf32")
 
 
-def load(path):
-    """(op, shape, trans, inc) -> rung -> row, plus rung order per op (CSV order)."""
-    rows = collections.OrderedDict()
-    order = collections.OrderedDict()
+def field(r, *names, default=""):
+    """The first of `names` present and non-empty in row r (columns are read by name)."""
+    for n in names:
+        v = r.get(n)
+        if v not in (None, ""):
+            return v
+    return default
+
+
+def load(path, rows=None, order=None):
+    """(op, shape, trans, inc) -> rung -> row, plus rung order per op (file order). Rows of
+    several files accumulate when rows/order are passed in."""
+    rows = collections.OrderedDict() if rows is None else rows
+    order = collections.OrderedDict() if order is None else order
     with open(path, newline="") as f:
-        for r in csv.DictReader(f):
-            if r["status"] != "ok" or not r["rate"]:
-                continue
-            key = (r["op"], r["shape"], r["trans"], r["inc"])
-            rows.setdefault(key, collections.OrderedDict())[r["rung"]] = r
-            lst = order.setdefault(r["op"], [])
-            if r["rung"] not in lst:
-                lst.append(r["rung"])
+        lines = [ln for ln in f if not ln.startswith("#")]
+    for r in csv.DictReader(lines):
+        r = {k.strip(): (v or "").strip() for k, v in r.items() if k}
+        if field(r, "status", default="ok").lower() != "ok" or not field(r, "rate"):
+            continue
+        r.setdefault("note", "")
+        r["rate"] = field(r, "rate")
+        r["fraction_ceiling"] = field(r, "fraction_ceiling", "fraction_of_ceiling")
+        r["time_us"] = field(r, "time_us", "us")
+        key = (r["op"], r["shape"], field(r, "trans", default="-"), field(r, "inc", default="0"))
+        rows.setdefault(key, collections.OrderedDict())[r["rung"]] = r
+        lst = order.setdefault(r["op"], [])
+        if r["rung"] not in lst:
+            lst.append(r["rung"])
     return rows, order
 
 
@@ -382,7 +397,8 @@ def gemm_tables_one(rows, order, ptx, overrides, sizes, conf, op, trans):
                ["%% FP%s peak, n=%d" % ("32" if prec == "float" else "64 SIMT", side(big))]
         if ptx is not None:
             head += ["registers", "shared/block"]
-        head += ["bank conflicts/request"]
+        if conf is not None:
+            head += ["bank conflicts/request"]
         body = []
         for rung in order[op]:
             line = ["**%s**" % rung if rung in REF_RUNGS else rung]
@@ -396,8 +412,9 @@ def gemm_tables_one(rows, order, ptx, overrides, sizes, conf, op, trans):
                     line += ["", ""]
                 else:
                     line += list(res_cells(ptx, "gemm", rung, prec))
-            line.append("" if rung in ("cublas", "cublas_tf32", "auto") else
-                        conflict_cell(conf, "gemm", rung, prec, trans))
+            if conf is not None:
+                line.append("" if rung in ("cublas", "cublas_tf32", "auto") else
+                            conflict_cell(conf, "gemm", rung, prec, trans))
             body.append(line)
         out.append("#### %s, %s, square n\n\n%s" % (op, trans, table(head, body)))
         if notes:
@@ -457,7 +474,8 @@ def mem_tables(rows, order, ptx, overrides, ops, fam, small, large, ceiling_name
             head += ["%s GB/s" % lab(s), "%% %s" % ceiling_name, "% cuBLAS"]
         if ptx is not None:
             head += ["registers", "shared/block"]
-        head += ["bank conflicts/request"]
+        if conf is not None:
+            head += ["bank conflicts/request"]
         body = []
         for rung in order[op]:
             line = ["**%s**" % rung if rung in REF_RUNGS else rung]
@@ -488,8 +506,9 @@ def mem_tables(rows, order, ptx, overrides, ops, fam, small, large, ceiling_name
                     line += ["", ""]
                 else:
                     line += list(res_cells(ptx, fam, rung, prec))
-            line.append("" if rung in ("cublas", "auto") else
-                        conflict_cell(conf, fam, rung, prec, "T" if fam == "omatcopy" else "-"))
+            if conf is not None:
+                line.append("" if rung in ("cublas", "auto") else
+                            conflict_cell(conf, fam, rung, prec, "T" if fam == "omatcopy" else "-"))
             body.append(line)
         trans = next((t for (o, s, t, i) in rows if o == op), "")
         out.append("#### %s%s\n\n%s" % (op, " " + trans if fam == "omatcopy" else "", table(head, body)))
@@ -533,9 +552,209 @@ def compare_one(rows, base, op, tlab):
     return "\n\n".join(out)
 
 
+# ------------------------------------------------------------------ docs mode
+ROOT = __import__("os").path.dirname(__import__("os").path.dirname(__import__("os").path.abspath(__file__)))
+DOCS = ("docs/ladders/gemm.md", "docs/ladders/transpose.md", "docs/ladders/reduction.md",
+        "docs/cblas.md")
+FAMILY_OPS = {"gemm": GEMM, "transpose": TRANSPOSE, "reduction": REDUCTION}
+# The textbook claims each ladder checks: (claim, ops, faster rung, slower rung, low, high);
+# a claim holds where faster / slower is at least `low` (and at most `high`, when given).
+CLAIMS = {
+    "gemm": [
+        ("shared-memory tiling is 10-100x faster than naive", GEMM, "tiled", "naive", 10, 100),
+        ("... against the coalesced kernel (what most texts call naive)", GEMM, "tiled",
+         "coalesced", 10, 100),
+        ("unrolling the inner loop pays", GEMM, "unrolled", "padded", 1.05, None),
+        ("several outputs per thread pay (thread tiles)", GEMM, "regblock", "unrolled", 1.5, None),
+    ],
+    "transpose": [
+        ("a shared-memory tile makes the transpose coalesced", TRANSPOSE, "tiled", "naive", 1.5, None),
+        ("padding the tile (no bank conflicts) gives about 4x", TRANSPOSE, "padded", "tiled", 3, 5),
+    ],
+    "reduction": [
+        ("sequential addressing beats interleaved, about 2x", REDUCTION, "sequential",
+         "interleaved", 1.8, None),
+        ("warp shuffle is 2-3x faster (against the rung before it)", REDUCTION, "shuffle",
+         "multi", 2, 3),
+        ("warp shuffle is 2-3x faster (against the unrolled shared-memory tree)", REDUCTION,
+         "shuffle", "unrolled", 2, 3),
+    ],
+}
+PLACEHOLDER = ("_Not generated yet: no results in perf/results/%s/ (measure with "
+               "`perf/results/run.sh %s`, then run `python3 perf/ladder_tables.py`)._")
+
+
+def results_of(gpu):
+    """Rows, rung order and metadata of every results file of one GPU directory."""
+    import glob
+    import json
+    import os
+    d = os.path.join(ROOT, "perf", "results", gpu)
+    rows, order, meta = collections.OrderedDict(), collections.OrderedDict(), []
+    for path in sorted(glob.glob(os.path.join(d, "*.csv"))):
+        load(path, rows, order)
+        base = path[:-4]
+        m = {"file": os.path.relpath(path, ROOT)}
+        if os.path.exists(base + ".json"):
+            try:
+                j = json.load(open(base + ".json"))
+                for k in ("device", "driver", "cuda_runtime", "cublas", "git_commit",
+                          "timestamp", "command"):
+                    if j.get(k):
+                        m[k] = j[k]
+                m["ceilings"] = j.get("ceilings") or {}
+            except (ValueError, OSError):
+                pass
+        if os.path.exists(base + ".cmd"):
+            for ln in open(base + ".cmd"):
+                ln = ln.strip()
+                if ln.startswith("# gpu:"):
+                    m.setdefault("device", ln[6:].strip().split(",")[0])
+                elif ln and not ln.startswith("#"):
+                    m["command"] = ln
+        meta.append(m)
+    return rows, order, meta
+
+
+def ops_rows(rows, ops):
+    return collections.OrderedDict((k, v) for k, v in rows.items() if k[0] in ops)
+
+
+def num(x):
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return float("nan")
+
+
+def source_block(family, gpu, rows, meta):
+    import os
+    ops = FAMILY_OPS[family]
+    mine = [m for m in meta if any(k[0] in ops for k in load(os.path.join(ROOT, m["file"]))[0])]
+    if not mine:
+        return PLACEHOLDER % (gpu, gpu)
+    m0 = mine[0]
+    head = "Measured on **%s**" % next((m["device"] for m in mine if m.get("device")), gpu)
+    extra = ", ".join("%s %s" % (k.replace("_", " "), m0[k])
+                      for k in ("driver", "cuda_runtime", "cublas") if m0.get(k))
+    if extra:
+        head += " (%s)" % extra
+    if m0.get("git_commit"):
+        head += ", commit %s" % m0["git_commit"][:10]
+    head += "."
+    c = m0.get("ceilings") or {}
+    cl = []
+    if family == "gemm":
+        if num(c.get("fp32_peak_gflops")) > 0:
+            cl.append("FP32 peak %.1f TFLOP/s" % (num(c["fp32_peak_gflops"]) / 1000))
+        if num(c.get("fp64_peak_gflops")) > 0:
+            cl.append("FP64 SIMT peak %.1f TFLOP/s" % (num(c["fp64_peak_gflops"]) / 1000))
+    elif family == "transpose" and num(c.get("copy_gbs")) > 0:
+        cl.append("device-to-device copy %.0f GB/s" % num(c["copy_gbs"]))
+    elif family == "reduction" and num(c.get("read_gbs")) > 0:
+        cl.append("streaming read %.0f GB/s" % num(c["read_gbs"]))
+    if cl:
+        head += " Ceiling measured by the same run: %s." % ", ".join(cl)
+    out = [head, "", "Results files and the commands that made them:", ""]
+    for m in mine:
+        out.append("- `%s`: `%s`" % (m["file"], m.get("command", "(command not recorded)")))
+    return "\n".join(out)
+
+
+def claims_block(family, gpu, rows):
+    body = []
+    for claim, ops, fast, slow, lo, hi in CLAIMS[family]:
+        for op in ops:
+            cells, ratios = [], []
+            for key, r in rows.items():
+                if key[0] != op or fast not in r or slow not in r:
+                    continue
+                if family == "reduction" and int(key[1]) < 2 ** 20:
+                    continue  # launch-bound sizes say nothing about the kernels
+                if family != "reduction" and not is_square(key[1]):
+                    continue
+                q = num(r[fast]["rate"]) / num(r[slow]["rate"])
+                ratios.append(q)
+                where = key[1].split("x")[0] if family == "gemm" else \
+                    (key[1] if family == "transpose" else pow2(key[1]))
+                cells.append("%s: %.2fx" % (where + ("" if key[2] in ("-", "NN", "T") else " " + key[2]), q))
+            if not ratios:
+                continue
+            if min(ratios) >= lo and (hi is None or max(ratios) <= hi):
+                verdict = "holds"
+            elif max(ratios) < lo:
+                verdict = "**does not hold**"
+            elif hi is not None and min(ratios) > hi:
+                verdict = "holds, exceeded"
+            else:
+                verdict = "holds at some sizes"
+            body.append(["%s (%s)" % (claim, op), "%s / %s" % (fast, slow), ", ".join(cells), verdict])
+    if not body:
+        return PLACEHOLDER % (gpu, gpu)
+    return table(["claim", "ratio of rates", "measured (size: ratio)", "verdict"], body)
+
+
+def table_block(family, gpu, rows, order, ptx):
+    if family == "gemm":
+        t = gemm_tables(ops_rows(rows, GEMM), order, ptx, {}, {1024, 2048, 4096, 8192})
+    elif family == "transpose":
+        t = mem_tables(ops_rows(rows, TRANSPOSE), order, ptx, {}, TRANSPOSE, "omatcopy", "", "", "copy")
+    else:
+        t = mem_tables(ops_rows(rows, REDUCTION), order, ptx, {}, REDUCTION, "reduce", "", "", "read")
+    t = t.replace("#### ", "#### %s: " % gpu.upper())
+    return t if t.strip() else PLACEHOLDER % (gpu, gpu)
+
+
+def regenerate(check):
+    import os
+    ptxlog = os.path.join(ROOT, "perf", "results", "ptxas-sm90.log")
+    ptx = load_ptxas(ptxlog) if os.path.exists(ptxlog) else None
+    cache = {}
+    stale = []
+    marker = re.compile(r"(<!-- (table|claims|source):([a-z]+):([a-z0-9_-]+) -->)(.*?)(<!-- end -->)", re.S)
+    for doc in DOCS:
+        path = os.path.join(ROOT, doc)
+        if not os.path.exists(path):
+            continue
+        text = open(path).read()
+
+        def block(m):
+            kind, family, gpu = m.group(2), m.group(3), m.group(4)
+            if family not in FAMILY_OPS:
+                return m.group(0)
+            if gpu not in cache:
+                cache[gpu] = results_of(gpu)
+            rows, order, meta = cache[gpu]
+            fam_rows = ops_rows(rows, FAMILY_OPS[family])
+            if not fam_rows:
+                body = PLACEHOLDER % (gpu, gpu)
+            elif kind == "table":
+                body = table_block(family, gpu, fam_rows, order, ptx)
+            elif kind == "claims":
+                body = claims_block(family, gpu, fam_rows)
+            else:
+                body = source_block(family, gpu, fam_rows, meta)
+            return "%s\n%s\n%s" % (m.group(1), body, m.group(6))
+
+        new = marker.sub(block, text)
+        if new != text:
+            stale.append(doc)
+            if not check:
+                with open(path, "w") as f:
+                    f.write(new)
+    if check:
+        if stale:
+            print("ladder_tables: out of date: " + ", ".join(stale))
+            return 1
+        return 0
+    print("ladder_tables: regenerated " + (", ".join(stale) if stale else "nothing (up to date)"))
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("csv")
+    ap.add_argument("csv", nargs="?", help="one CSV to print tables of (default: docs mode)")
+    ap.add_argument("--check", action="store_true", help="docs mode: exit 1 if a block is out of date")
     ap.add_argument("--doc", default="all", choices=["gemm", "transpose", "reduction", "all"])
     ap.add_argument("--ptxas", help="build log with -Xptxas -v output")
     ap.add_argument("--base", help="an earlier CSV to compare with")
@@ -545,10 +764,9 @@ def main():
                     help="square gemm sizes to tabulate (default 1024,4096,8192; 'all' for every one)")
     ap.add_argument("--small", default="", help="small size of the memory-bound tables (e.g. 1024, 2^20)")
     ap.add_argument("--large", default="", help="large size of the memory-bound tables (default the largest)")
-    ap.add_argument("--update", metavar="DOC.md",
-                    help="write the tables into DOC.md between its markers '<!-- tables: generated' "
-                         "and '<!-- end of generated tables -->' instead of printing them")
     a = ap.parse_args()
+    if not a.csv:
+        sys.exit(regenerate(a.check))
 
     rows, order = load(a.csv)
     if not rows:
@@ -571,18 +789,7 @@ def main():
         parts.append(mem_tables(rows, order, ptx, ov, REDUCTION, "reduce", a.small, a.large, "read", conf))
         if base:
             parts.append(compare_tables(rows, base, REDUCTION))
-    text = "\n\n".join(p for p in parts if p)
-    if not a.update:
-        print(text)
-        return
-    doc = open(a.update).read()
-    m = re.search(r"(<!-- tables: generated[^\n]*\n)(.*?)(<!-- end of generated tables -->)", doc, re.S)
-    if not m:
-        sys.exit("ladder_tables: no table markers in %s" % a.update)
-    doc = doc[:m.start(2)] + "\n" + text + "\n\n" + doc[m.end(2):]
-    with open(a.update, "w") as f:
-        f.write(doc)
-    print("ladder_tables: tables in %s updated" % a.update)
+    print("\n\n".join(p for p in parts if p))
 
 
 if __name__ == "__main__":

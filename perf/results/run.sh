@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Measures the three ladders on this machine's GPU and writes the results files the docs are
+# generated from:
+#
+#   perf/results/run.sh GPU [BENCH]      e.g.  perf/results/run.sh h100 build/perf/miniblas-bench
+#
+# GPU names the directory (h100, h200); BENCH is the miniblas-bench binary (default
+# build/perf/miniblas-bench). Writes perf/results/GPU/<part>.csv, <part>.json and <part>.cmd
+# (the GPU, driver and the exact command) for gemm, gemm-tt, transpose and reduction, then the
+# plots (docs/img/GPU/, needs matplotlib) and the tables of docs/ladders/*.md. About 4 minutes
+# on an H100. Exit status: miniblas-bench's worst (1 = a rung was WRONG: the docs must not be
+# regenerated from such a run).
+set -uo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+gpu=${1:?usage: perf/results/run.sh GPU [BENCH]}
+bench=${2:-$root/build/perf/miniblas-bench}
+out=$root/perf/results/$gpu
+mkdir -p "$out"
+common=(--skip-slow=1 --trials 5 --min-time-ms 10)
+worst=0
+
+part() { # part NAME miniblas-bench-arguments...
+  local name=$1
+  shift
+  local args=("$@" "${common[@]}" --csv "perf/results/$gpu/$name.csv" --json "perf/results/$gpu/$name.json")
+  {
+    echo "# gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
+    echo "# commit: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    echo "# date: $(date -u +%FT%TZ)"
+    echo "build/perf/miniblas-bench ${args[*]}"
+  } >"$out/$name.cmd"
+  echo "== $name: miniblas-bench ${args[*]}" >&2
+  (cd "$root" && "$bench" "${args[@]}") >"$out/$name.txt"
+  local rc=$?
+  [ $rc -gt $worst ] && worst=$rc
+  echo "== $name: exit $rc" >&2
+}
+
+part gemm --op sgemm,dgemm --trans NN --sizes 1024,2048,4096,8192,4097x4095x4099,8192x128x8192
+part gemm-tt --op sgemm,dgemm --trans TT --sizes 1024,4096
+part transpose --op somatcopy,domatcopy --trans T --sizes 1024,2048,4096,8192,16384
+part reduction --op sasum,dasum,sdot,ddot --sizes 2^10,2^16,2^20,2^24,2^28
+
+if python3 -c "import matplotlib" 2>/dev/null; then
+  mkdir -p "$root/docs/img/$gpu"
+  for f in gemm transpose reduction; do
+    python3 "$root/perf/plot.py" "$out/$f.csv" --out "$root/docs/img/$gpu" --logy
+  done
+else
+  echo "matplotlib missing: plots not made (pip install matplotlib, then rerun perf/plot.py)" >&2
+fi
+python3 "$root/perf/ladder_tables.py"
+exit $worst
