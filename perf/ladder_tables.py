@@ -9,6 +9,7 @@ Usage:
             <!-- table:FAMILY:GPU -->    rung tables (FAMILY: gemm, transpose, reduction)
             <!-- claims:FAMILY:GPU -->   the textbook claims of the ladder, as measured
             <!-- source:FAMILY:GPU -->   device, ceilings and the command that measured
+            <!-- plots:FAMILY:GPU -->    the PNGs perf/plot.py made in docs/img/GPU/
         A GPU directory without results gives a one-line placeholder. --check changes
         nothing and exits 1 when a block is out of date.
     python3 perf/ladder_tables.py CSV [--doc gemm|transpose|reduction|all] [--ptxas LOG]
@@ -705,13 +706,30 @@ def table_block(family, gpu, rows, order, ptx):
     return t if t.strip() else PLACEHOLDER % (gpu, gpu)
 
 
+PLOTS = {"gemm": ("sgemm_NN", "sgemm_TT", "dgemm_NN", "dgemm_TT"),
+         "transpose": ("somatcopy_T", "domatcopy_T"),
+         "reduction": ("sasum", "dasum", "sdot", "ddot")}
+
+
+def plots_block(family, gpu):
+    import os
+    out = []
+    for name in PLOTS[family]:
+        if os.path.exists(os.path.join(ROOT, "docs", "img", gpu, name + ".png")):
+            out.append("![%s, %s](../img/%s/%s.png)" % (name.replace("_", " "), gpu.upper(), gpu, name))
+    if not out:
+        return ("_No plots yet: `perf/results/run.sh %s` makes them in docs/img/%s/ with "
+                "perf/plot.py (needs matplotlib)._" % (gpu, gpu))
+    return "\n".join(out)
+
+
 def regenerate(check):
     import os
     ptxlog = os.path.join(ROOT, "perf", "results", "ptxas-sm90.log")
     ptx = load_ptxas(ptxlog) if os.path.exists(ptxlog) else None
     cache = {}
     stale = []
-    marker = re.compile(r"(<!-- (table|claims|source):([a-z]+):([a-z0-9_-]+) -->)(.*?)(<!-- end -->)", re.S)
+    marker = re.compile(r"(<!-- (table|claims|source|plots):([a-z]+):([a-z0-9_-]+) -->)(.*?)(<!-- end -->)", re.S)
     for doc in DOCS:
         path = os.path.join(ROOT, doc)
         if not os.path.exists(path):
@@ -726,7 +744,9 @@ def regenerate(check):
                 cache[gpu] = results_of(gpu)
             rows, order, meta = cache[gpu]
             fam_rows = ops_rows(rows, FAMILY_OPS[family])
-            if not fam_rows:
+            if kind == "plots":
+                body = plots_block(family, gpu)
+            elif not fam_rows:
                 body = PLACEHOLDER % (gpu, gpu)
             elif kind == "table":
                 body = table_block(family, gpu, fam_rows, order, ptx)

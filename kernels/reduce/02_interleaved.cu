@@ -1,21 +1,18 @@
 /*
- * Rung 2, tiled: many blocks instead of one. Each block loads a tile of 256 terms (one per
- * thread) into shared memory and reduces it with a tree (Harris's reduce1: interleaved
- * addressing, at step s thread t adds element 2*s*t + s into 2*s*t). The block partials go to
- * the handle's workspace and a second, one-block launch adds them in a fixed order and writes
- * *result. Every SM now reads, so this is far above the one-block naive rung; what holds it
- * back is the tree itself: the interleaved indices hit the same shared-memory bank many
- * times (2*s*t for a warp lands on a few banks only), and half the threads idle at step 1.
+ * Rung 2, interleaved: many blocks instead of one. Each block loads 256 terms (one per thread)
+ * into shared memory and reduces them with a tree in interleaved addressing (Harris's
+ * reduce1: at step s, thread t adds element 2*s*t + s into 2*s*t). Block partials go to the
+ * handle's workspace; a second, one-block launch adds them in a fixed order.
  *
- * Workspace: the partials live at the start of `work`; the last 256 bytes are kept for the
- * counter of the single-pass rung and never written here. When the vector has more tiles than
- * partials fit (the grid is capped), each block loops over tiles b, b+G, ... and thread 0 adds
- * the tile sums in that order. Grid depends only on n: results are bitwise reproducible.
- *
- * Measured, run 2 (H200, inputs rotated through 2x L2, device result; ceiling = streaming read
- * 4477 GB/s): sasum 2^20: 11.76 us (357 GB/s, 8.0%, 0.67x cuBLAS), 2^28: 732 GB/s (16.4%,
- * 0.28x cuBLAS); ddot 2^20: 15.05 us (0.75x cuBLAS), 2^28: 2093 GB/s (46.7%, 0.47x cuBLAS).
- * Unchanged after run 2 (a teaching rung).
+ * Why: every SM now reads, so this is far above the one-block naive rung.
+ * Limit: the tree. The indices 2*s*t put up to 16 lanes of a warp on one shared-memory bank,
+ * and from step 1 on most threads of every warp idle while the warp still issues; a whole
+ * 8-barrier tree is paid per 256 terms.
+ * Resources: 256 threads, 1 KB (float) / 2 KB (double) of shared memory per block; grid one
+ * block per 256 terms, capped by the workspace (blocks then loop over tiles b, b+G, ...).
+ * The last 256 bytes of the workspace belong to the single-pass rung and are never written.
+ * The grid depends only on n: results are bitwise reproducible.
+ * Measured: docs/ladders/reduction.md.
  */
 #include "../common/common.cuh"
 

@@ -1,15 +1,15 @@
 /*
- * Rung 3, padded (conflict-free): the tiled rung with Harris's sequential addressing. At step
- * s the first s threads add element t + s into t: the active threads are contiguous (whole
- * warps retire together instead of every warp keeping a few busy lanes), and a warp reads 32
- * consecutive words, so no shared-memory bank is hit twice (rung 2's 2*s*t indices put up to
- * 16 lanes of a warp on one bank). Same grid, workspace use and fixed combining order as
- * rung 2; the partials and the second launch are unchanged.
+ * Rung 3, sequential: rung 2 with Harris's sequential addressing. At step s the first s
+ * threads add element t + s into t.
  *
- * Measured, run 2 (H200, inputs rotated through 2x L2, device result; ceiling = streaming read
- * 4477 GB/s): sasum 2^20: 10.35 us (405 GB/s, 9.1%, 0.76x cuBLAS), 2^28: 982 GB/s (21.9%,
- * 0.38x cuBLAS); ddot 2^20: 12.46 us (0.91x cuBLAS), 2^28: 3089 GB/s (69.0%, 0.70x cuBLAS):
- * +34% over rung 2 at 2^28 (sasum). Unchanged after run 2.
+ * Why: the active threads are contiguous, so whole warps retire together instead of every
+ * warp keeping a few busy lanes, and a warp reads 32 consecutive words: no bank is hit twice
+ * (rung 2's 2*s*t indices put up to 16 lanes on one bank). The conflicts go away through the
+ * index pattern, not through padding.
+ * Limit: still one 8-barrier tree per 256 terms, and one load in flight per thread.
+ * Resources: as rung 2 (256 threads, 1 KB / 2 KB of shared memory, same grid, workspace and
+ * fixed combining order).
+ * Measured: docs/ladders/reduction.md.
  */
 #include "../common/common.cuh"
 
