@@ -10,6 +10,8 @@ Usage:
             <!-- claims:FAMILY:GPU -->   the textbook claims of the ladder, as measured
             <!-- source:FAMILY:GPU -->   device, ceilings and the command that measured
             <!-- plots:FAMILY:GPU -->    the PNGs perf/plot.py made in docs/img/GPU/
+            <!-- resources:FAMILY:sm90 --> registers and shared memory per rung, from
+                                         perf/results/ptxas-sm90.log (no GPU needed)
         A GPU directory without results gives a one-line placeholder. --check changes
         nothing and exits 1 when a block is out of date.
     python3 perf/ladder_tables.py CSV [--doc gemm|transpose|reduction|all] [--ptxas LOG]
@@ -20,8 +22,8 @@ Usage:
   --ptxas LOG    a build log made with -Xptxas -v: adds registers (min-max over the
                  instantiations of the rung, "+spill" where ptxas reports spill stores) and
                  shared memory per block (static from ptxas; dynamic computed from the tile
-                 configuration, as the launchers do). In docs mode perf/results/ptxas-sm90.log
-                 is used when present.
+                 configuration, as the launchers do). In docs mode the same figures come from
+                 perf/results/ptxas-sm90.log, in the resources blocks.
   --base OLD     a second CSV: adds a table "rate now / rate in OLD" per rung and size.
   --cublas-from OP:SHAPE[:TRANS]=X
                  take cuBLAS's rate at that op and shape from CSV file X (or the number X) for
@@ -723,13 +725,49 @@ def plots_block(family, gpu):
     return "\n".join(out)
 
 
+RES_COLS = {"gemm": [("float", "sgemm"), ("double", "dgemm")],
+            "transpose": [("float", "somatcopy"), ("double", "domatcopy")],
+            "reduction": [("float-asum", "sasum"), ("double-asum", "dasum"),
+                          ("float-dot", "sdot"), ("double-dot", "ddot")]}
+RUNG_ORDER = {}  # family -> rung names in ladder order, from kernels/<dir>/rungs.def
+
+
+def ladder_rungs(family):
+    import os
+    d = {"gemm": "gemm", "transpose": "transpose", "reduction": "reduce"}[family]
+    out = []
+    for line in open(os.path.join(ROOT, "kernels", d, "rungs.def")):
+        m = re.match(r"\s*[A-Z]+_RUNG\((\w+),", line)
+        if m and m.group(1) not in out:
+            out.append(m.group(1))
+    return out
+
+
+def resources_block(family, arch):
+    import os
+    path = os.path.join(ROOT, "perf", "results", "ptxas-%s.log" % arch)
+    if not os.path.exists(path):
+        return "_Not generated yet: perf/results/ptxas-%s.log is missing (perf/results/README.md)._" % arch
+    ptx = load_ptxas(path)
+    fam = {"gemm": "gemm", "transpose": "omatcopy", "reduction": "reduce"}[family]
+    head = ["rung"]
+    for _, op in RES_COLS[family]:
+        head += ["%s registers" % op, "%s shared/block" % op]
+    body = []
+    for rung in ladder_rungs(family):
+        line = ["%d %s" % (len(body) + 1, rung)]
+        for prec, _ in RES_COLS[family]:
+            line += list(res_cells(ptx, fam, rung, prec))
+        body.append(line)
+    return table(head, body)
+
+
 def regenerate(check):
     import os
-    ptxlog = os.path.join(ROOT, "perf", "results", "ptxas-sm90.log")
-    ptx = load_ptxas(ptxlog) if os.path.exists(ptxlog) else None
+    ptx = None  # registers and shared memory have their own block (resources)
     cache = {}
     stale = []
-    marker = re.compile(r"(<!-- (table|claims|source|plots):([a-z]+):([a-z0-9_-]+) -->)(.*?)(<!-- end -->)", re.S)
+    marker = re.compile(r"(<!-- (table|claims|source|plots|resources):([a-z]+):([a-z0-9_-]+) -->)(.*?)(<!-- end -->)", re.S)
     for doc in DOCS:
         path = os.path.join(ROOT, doc)
         if not os.path.exists(path):
@@ -740,10 +778,12 @@ def regenerate(check):
             kind, family, gpu = m.group(2), m.group(3), m.group(4)
             if family not in FAMILY_OPS:
                 return m.group(0)
-            if gpu not in cache:
+            if kind != "resources" and gpu not in cache:
                 cache[gpu] = results_of(gpu)
-            rows, order, meta = cache[gpu]
+            rows, order, meta = cache.get(gpu, ({}, {}, []))
             fam_rows = ops_rows(rows, FAMILY_OPS[family])
+            if kind == "resources":
+                return "%s\n%s\n%s" % (m.group(1), resources_block(family, gpu), m.group(6))
             if kind == "plots":
                 body = plots_block(family, gpu)
             elif not fam_rows:

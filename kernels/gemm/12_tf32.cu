@@ -13,7 +13,8 @@
  * allows it (miniblas_set_math_mode / MINIBLAS_MATH_MODE=tf32); `auto` never picks it
  * otherwise. Speed: far from cuBLAS's TF32 (Hopper's wgmma + TMA path): 24 scalar shared
  * loads and 24 conversions per 16 mma per warp and k step, one block of 8 warps per SM.
- * Resources: 256 threads, about 160-192 registers, dynamic shared memory 3 stages x 34-36 KB.
+ * Resources: 256 threads, about 200-255 registers (perf/results/ptxas-sm90.log), dynamic
+ * shared memory 3 stages x 34-36 KB.
  * Measured: docs/ladders/gemm.md.
  */
 #include "tc_common.cuh"
