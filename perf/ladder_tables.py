@@ -733,13 +733,20 @@ RUNG_ORDER = {}  # family -> rung names in ladder order, from kernels/<dir>/rung
 
 
 def ladder_rungs(family):
+    """[(number, name)] in rungs.def order; the number is the rung's position in
+    `miniblas-bench --list` for the first precision it serves (the gemm ladder forks after
+    the shared rungs: dmma is dgemm's 12, tf32 sgemm's 12)."""
     import os
     d = {"gemm": "gemm", "transpose": "transpose", "reduction": "reduce"}[family]
-    out = []
+    out, count = [], {"S": 0, "D": 0}
     for line in open(os.path.join(ROOT, "kernels", d, "rungs.def")):
-        m = re.match(r"\s*[A-Z]+_RUNG\((\w+),", line)
-        if m and m.group(1) not in out:
-            out.append(m.group(1))
+        m = re.match(r"\s*([A-Z]*)_RUNG\((\w+),", line)
+        if not m or any(n == m.group(2) for _, n in out):
+            continue
+        kinds = {"SGEMM": "S", "DGEMM": "D"}.get(m.group(1), "SD")
+        for k in kinds:
+            count[k] += 1
+        out.append((count[kinds[0]], m.group(2)))
     return out
 
 
@@ -754,8 +761,8 @@ def resources_block(family, arch):
     for _, op in RES_COLS[family]:
         head += ["%s registers" % op, "%s shared/block" % op]
     body = []
-    for rung in ladder_rungs(family):
-        line = ["%d %s" % (len(body) + 1, rung)]
+    for number, rung in ladder_rungs(family):
+        line = ["%d %s" % (number, rung)]
         for prec, _ in RES_COLS[family]:
             line += list(res_cells(ptx, fam, rung, prec))
         body.append(line)
