@@ -6,7 +6,9 @@ Usage:
         Regenerates every generated block of docs/ladders/*.md and docs/cblas.md from
         perf/results/<gpu>/*.csv (with their .json / .cmd sidecars). A block sits between
         a start marker and "<!-- end -->":
-            <!-- table:FAMILY:GPU -->    rung tables (FAMILY: gemm, transpose, reduction)
+            <!-- table:FAMILY:GPU -->    rung tables (FAMILY: gemm, transpose, reduction);
+                                         table:cblas:GPU: the drop-in against OpenBLAS,
+                                         from miniblas-cblas-bench's cblas.csv
             <!-- claims:FAMILY:GPU -->   the textbook claims of the ladder, as measured
             <!-- source:FAMILY:GPU -->   device, ceilings and the command that measured
             <!-- plots:FAMILY:GPU -->    the PNGs perf/plot.py made in docs/img/GPU/
@@ -769,6 +771,49 @@ def resources_block(family, arch):
     return table(head, body)
 
 
+def cblas_block(gpu):
+    """The drop-in against OpenBLAS from perf/results/GPU/cblas.csv (miniblas-cblas-bench)."""
+    import os
+    path = os.path.join(ROOT, "perf", "results", gpu, "cblas.csv")
+    if not os.path.exists(path):
+        return PLACEHOLDER % (gpu, gpu)
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(ln for ln in f if not ln.startswith("#")))
+    body = []
+    for r in rows:
+        r = {k.strip(): (v or "").strip() for k, v in r.items() if k}
+        if field(r, "check", default="ok") != "ok":
+            continue
+        ob, mb = num(field(r, "openblas_ms")), num(field(r, "mbc_ms"))
+        m, n, k = field(r, "m"), field(r, "n"), field(r, "k")
+        if r.get("op", "").endswith("gemm"):
+            size = m if m == n == k else "%sx%sx%s" % (m, n, k)
+        elif r.get("op", "").endswith("omatcopy"):
+            size = "%sx%s" % (m, n)
+        else:
+            size = pow2(m)
+        ratio = field(r, "mbc_over_openblas_paired", "mbc_over_openblas")
+        speed = "%.2fx" % (1.0 / num(ratio)) if num(ratio) > 0 else (
+            "%.2fx" % (ob / mb) if ob > 0 and mb > 0 else "-")
+        bound = field(r, "mbc_over_bound_paired", "mbc_over_bound_host")
+        cell = lambda v: "-" if v != v else ("%.3f" % v if v < 10 else "%.1f" % v)
+        body.append([r.get("op", ""), field(r, "layout", default="-"), size, cell(ob), cell(mb),
+                     field(r, "mbc_path", default="-"), speed,
+                     "%.2f" % num(bound) if num(bound) > 0 else "-"])
+    if not body:
+        return PLACEHOLDER % (gpu, gpu)
+    out = []
+    cmd = path[:-4] + ".cmd"
+    if os.path.exists(cmd):
+        lines = [ln.strip() for ln in open(cmd)]
+        dev = next((ln[6:].strip().split(",")[0] for ln in lines if ln.startswith("# gpu:")), gpu)
+        command = next((ln for ln in lines if ln and not ln.startswith("#")), "")
+        out.append("Measured on **%s**: `%s` (`%s`).\n" % (dev, command, os.path.relpath(path, ROOT)))
+    out.append(table(["op", "layout", "size", "OpenBLAS ms", "layer ms", "layer path",
+                      "speed-up", "layer / bound"], body))
+    return "\n".join(out)
+
+
 def regenerate(check):
     import os
     ptx = None  # registers and shared memory have their own block (resources)
@@ -783,6 +828,8 @@ def regenerate(check):
 
         def block(m):
             kind, family, gpu = m.group(2), m.group(3), m.group(4)
+            if family == "cblas" and kind == "table":
+                return "%s\n%s\n%s" % (m.group(1), cblas_block(gpu), m.group(6))
             if family not in FAMILY_OPS:
                 return m.group(0)
             if kind != "resources" and gpu not in cache:
