@@ -7,9 +7,10 @@
 # GPU names the directory (h100, h200); BENCH is the miniblas-bench binary (default
 # build/perf/miniblas-bench). Writes perf/results/GPU/<part>.csv, <part>.json and <part>.cmd
 # (the GPU, driver and the exact command) for gemm, gemm-tt, transpose and reduction, then the
-# plots (docs/img/GPU/, needs matplotlib) and the tables of docs/ladders/*.md. About 4 minutes
-# on an H100. Exit status: miniblas-bench's worst (1 = a rung was WRONG: the docs must not be
-# regenerated from such a run).
+# plots (docs/img/GPU/, needs matplotlib) and the tables of docs/ladders/*.md and docs/cblas.md.
+# About 4 minutes on an H100, plus about 2 for the cblas drop-in (cblas.csv) when
+# miniblas-cblas-bench is built. Exit status: miniblas-bench's worst (1 = a rung was WRONG: the
+# docs must not be regenerated from such a run).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 gpu=${1:?usage: perf/results/run.sh GPU [BENCH]}
@@ -40,6 +41,25 @@ part gemm --op sgemm,dgemm --trans NN --sizes 1024,2048,4096,8192,4097x4095x4099
 part gemm-tt --op sgemm,dgemm --trans TT --sizes 1024,4096
 part transpose --op somatcopy,domatcopy --trans T --sizes 1024,2048,4096,8192,16384
 part reduction --op sasum,dasum,sdot,ddot --sizes 2^10,2^16,2^20,2^24,2^28
+
+# The cblas drop-in against OpenBLAS on host memory (docs/cblas.md), when its benchmark was
+# built (it needs OpenBLAS); about 2 minutes more.
+cbench=$(dirname "$bench")/miniblas-cblas-bench
+if [ -x "$cbench" ]; then
+  cargs=(--ops sgemm,dgemm,sasum,sdot,somatcopy --sizes 1024,4096,8192 --vec-sizes 2^20,2^24,2^26
+         --layouts col --budget 3 --max-seconds 5 --csv "perf/results/$gpu/cblas.csv")
+  {
+    echo "# gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
+    echo "# commit: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    echo "# date: $(date -u +%FT%TZ)"
+    echo "build/perf/miniblas-cblas-bench ${cargs[*]}"
+  } >"$out/cblas.cmd"
+  echo "== cblas: miniblas-cblas-bench ${cargs[*]}" >&2
+  (cd "$root" && "$cbench" "${cargs[@]}") >"$out/cblas.txt"
+  echo "== cblas: exit $?" >&2
+else
+  echo "no $cbench: the cblas table stays as it is" >&2
+fi
 
 if python3 -c "import matplotlib" 2>/dev/null; then
   mkdir -p "$root/docs/img/$gpu"
