@@ -17,7 +17,6 @@ Usage:
         A GPU directory without results gives a one-line placeholder. --check changes
         nothing and exits 1 when a block is out of date.
     python3 perf/ladder_tables.py CSV [--doc gemm|transpose|reduction|all] [--ptxas LOG]
-                                      [--base OLD_CSV] [--cublas-from OP:SHAPE[:TRANS]=X]
                                       [--conflicts NCU_TXT]
         Prints the tables of one CSV (for a look at a run before it becomes a results file).
 
@@ -26,10 +25,7 @@ Usage:
                  shared memory per block (static from ptxas; dynamic computed from the tile
                  configuration, as the launchers do). In docs mode the same figures come from
                  perf/results/ptxas-sm90.log, in the resources blocks.
-  --base OLD     a second CSV: adds a table "rate now / rate in OLD" per rung and size.
-  --cublas-from OP:SHAPE[:TRANS]=X
-                 take cuBLAS's rate at that op and shape from CSV file X (or the number X) for
-                 the %-of-cuBLAS figures; marked with "*".
+  (Comparing two runs is miniblas-bench's job: --baseline.)
   --conflicts F  the output of perf/bank-conflicts.sh (ncu): bank conflicts per request.
 
 Columns are read by name (op, shape, trans, inc, rung, m, n, k, time_us, rate, unit,
@@ -138,38 +134,11 @@ def pow2(n):
     return str(n)
 
 
-# ------------------------------------------------------------------ cuBLAS overrides
-def parse_overrides(items):
-    out = {}
-    for it in items:
-        m = re.match(r"^([a-z]+):([0-9x]+)(?::([A-Z-]+))?=(.+)$", it)
-        if not m:
-            sys.exit("ladder_tables: bad --cublas-from '%s' (OP:SHAPE[:TRANS]=CSV_OR_RATE)" % it)
-        op, shape, trans, src = m.groups()
-        try:
-            out[(op, shape, trans)] = float(src)
-            continue
-        except ValueError:
-            pass
-        rows, _ = load(src)
-        r = cell_row(by_trans(rows, trans) if trans else rows, op, shape)
-        if not r or "cublas" not in r:
-            sys.exit("ladder_tables: no cublas row for %s %s in %s" % (op, shape, src))
-        out[(op, shape, trans)] = float(r["cublas"]["rate"])
-    return out
-
-
-def cublas_rate(rows, overrides, op, shape, which="cublas"):
-    """(rate, overridden?) of cuBLAS at op/shape (rows: one transpose case)."""
+# ------------------------------------------------------------------ cuBLAS
+def cublas_rate(rows, op, shape, which="cublas"):
+    """cuBLAS's rate at op/shape (rows: one transpose case), or None."""
     r = cell_row(rows, op, shape)
-    trans = next((t for (o, s, t, i) in rows if o == op and s == shape), None)
-    if which == "cublas":
-        for key in ((op, shape, trans), (op, shape, None)):
-            if key in overrides:
-                return overrides[key], True
-    if r and which in r:
-        return float(r[which]["rate"]), False
-    return None, False
+    return float(r[which]["rate"]) if r and which in r else None
 
 
 # ------------------------------------------------------------------ ptxas
@@ -351,44 +320,37 @@ def table(header, body):
     return "\n".join(out)
 
 
-def gemm_tables(rows_all, order, ptx, overrides, sizes, conf=None):
+def gemm_tables(rows_all, order, ptx, sizes, conf=None):
     out = []
     for op in GEMM:
         if op not in order:
             continue
         for trans in trans_of(rows_all, op):
-            out.append(gemm_tables_one(by_trans(rows_all, trans), order, ptx, overrides, sizes,
-                                       conf, op, trans))
+            out.append(gemm_tables_one(by_trans(rows_all, trans), order, ptx, sizes, conf, op,
+                                       trans))
     return "\n\n".join(out)
 
 
-def gemm_cell(rows, overrides, op, trans, s, rung, notes):
-    """One gemm table cell: the rung's rate and its % of cuBLAS ("*": cuBLAS's rate from
-    another run, explained by a line appended to notes), and for a reduced-precision rung its
-    fraction of cuBLAS TF32; "-" where the rung has no row."""
+def gemm_cell(rows, op, s, rung):
+    """One gemm table cell: the rung's rate and its % of cuBLAS, and for a reduced-precision
+    rung its fraction of cuBLAS TF32; "-" where the rung has no row."""
     r = cell_row(rows, op, s) or {}
     if rung not in r:
         return "-"
     rate = float(r[rung]["rate"])
-    cb, over = cublas_rate(rows, overrides, op, s)
+    cb = cublas_rate(rows, op, s)
     txt = fmt_rate(rate, "GFLOP/s")
     if cb and rung != "cublas":
-        txt += " (%s%s" % (pct(rate / cb), "*" if over else "")
-        if "reduced precision" in r[rung]["note"]:
-            t32, _ = cublas_rate(rows, overrides, op, s, "cublas_tf32")
+        txt += " (%s" % pct(rate / cb)
+        if "reduced precision" in r[rung].get("note", ""):
+            t32 = cublas_rate(rows, op, s, "cublas_tf32")
             if t32:
                 txt += "; %s of TF32" % pct(rate / t32)
         txt += ")"
-    elif rung == "cublas" and over:
-        txt += " [%s*]" % fmt_rate(cb, "GFLOP/s")
-        where = "n=%d" % side(s) if is_square(s) else s
-        notes.append("* " + trans + " %s: %% of cuBLAS against cuBLAS's %s TFLOP/s taken from "
-                     "another run (--cublas-from); this run measured %s." %
-                     (where, fmt_rate(cb, "GFLOP/s"), txt.split(" ")[0]))
     return txt
 
 
-def gemm_tables_one(rows, order, ptx, overrides, sizes, conf, op, trans):
+def gemm_tables_one(rows, order, ptx, sizes, conf, op, trans):
     out = []
     if True:
         prec = "float" if op[0] == "s" else "double"
@@ -397,7 +359,6 @@ def gemm_tables_one(rows, order, ptx, overrides, sizes, conf, op, trans):
             sq = [s for s in sq if side(s) in sizes]
         sq.sort(key=side)
         big = sq[-1] if sq else None
-        notes = []
         head = ["rung"] + ["n=%d TF/s (%% cuBLAS)" % side(s) for s in sq] + \
                ["%% FP%s peak, n=%d" % ("32" if prec == "float" else "64 SIMT", side(big))]
         if ptx is not None:
@@ -408,7 +369,7 @@ def gemm_tables_one(rows, order, ptx, overrides, sizes, conf, op, trans):
         for rung in order[op]:
             line = ["**%s**" % rung if rung in REF_RUNGS else rung]
             for s in sq:
-                line.append(gemm_cell(rows, overrides, op, trans, s, rung, notes))
+                line.append(gemm_cell(rows, op, s, rung))
             r = cell_row(rows, op, big) or {}
             fc = r.get(rung, {}).get("fraction_ceiling", "") if rung in r else ""
             line.append(pct(float(fc)) if fc else "-")
@@ -422,26 +383,21 @@ def gemm_tables_one(rows, order, ptx, overrides, sizes, conf, op, trans):
                             conflict_cell(conf, "gemm", rung, prec, trans))
             body.append(line)
         out.append("#### %s, %s, square n\n\n%s" % (op, trans, table(head, body)))
-        if notes:
-            out.append("\n".join(sorted(set(notes))))
         # other shapes
         other = [s for s in shapes_of(rows, op) if not is_square(s)]
         if other:
-            notes = []
             head = ["rung"] + ["%s TF/s (%% cuBLAS)" % s for s in other]
             body = []
             for rung in order[op]:
                 line = ["**%s**" % rung if rung in REF_RUNGS else rung]
                 for s in other:
-                    line.append(gemm_cell(rows, overrides, op, trans, s, rung, notes))
+                    line.append(gemm_cell(rows, op, s, rung))
                 body.append(line)
             out.append("#### %s, %s, other shapes (m x n x k)\n\n%s" % (op, trans, table(head, body)))
-            if notes:
-                out.append("\n".join(sorted(set(notes))))
     return "\n\n".join(out)
 
 
-def mem_tables(rows, order, ptx, overrides, ops, fam, small, large, ceiling_name, conf=None):
+def mem_tables(rows, order, ptx, ops, fam, small, large, ceiling_name, conf=None):
     out = []
     for op in ops:
         if op not in order:
@@ -502,10 +458,10 @@ def mem_tables(rows, order, ptx, overrides, ops, fam, small, large, ceiling_name
                     line += ["-", "-", "-"]
                     continue
                 rate = float(r[rung]["rate"])
-                cb, over = cublas_rate(rows, overrides, op, s)
+                cb = cublas_rate(rows, op, s)
                 fc = r[rung]["fraction_ceiling"]
                 line += [fmt_rate(rate, "GB/s"), pct(float(fc)) if fc else "-",
-                         "" if rung == "cublas" else (pct(rate / cb) + ("*" if over else "")) if cb else "-"]
+                         "" if rung == "cublas" else pct(rate / cb) if cb else "-"]
             if ptx is not None:
                 if rung in ("cublas", "auto"):
                     line += ["", ""]
@@ -517,43 +473,6 @@ def mem_tables(rows, order, ptx, overrides, ops, fam, small, large, ceiling_name
             body.append(line)
         trans = next((t for (o, s, t, i) in rows if o == op), "")
         out.append("#### %s%s\n\n%s" % (op, " " + trans if fam == "omatcopy" else "", table(head, body)))
-    return "\n\n".join(out)
-
-
-def compare_tables(rows_all, base_all, ops):
-    out = []
-    for op in ops:
-        for trans in trans_of(base_all, op):
-            rows, base = by_trans(rows_all, trans), by_trans(base_all, trans)
-            t = compare_one(rows, base, op, "" if trans == "-" else " " + trans)
-            if t:
-                out.append(t)
-    return "\n\n".join(out)
-
-
-def compare_one(rows, base, op, tlab):
-    out = []
-    if True:
-        shp = [s for s in shapes_of(rows, op) if cell_row(base, op, s)]
-        if not shp:
-            return ""
-        rungs = []
-        for s in shp:
-            for rg in cell_row(rows, op, s):
-                if rg not in rungs:
-                    rungs.append(rg)
-        head = ["rung"] + [pow2(s) if op not in GEMM + TRANSPOSE else s for s in shp]
-        body = []
-        for rg in rungs:
-            line = [rg]
-            for s in shp:
-                a, b = cell_row(rows, op, s), cell_row(base, op, s)
-                if rg in a and rg in b:
-                    line.append("%.2fx" % (float(a[rg]["rate"]) / float(b[rg]["rate"])))
-                else:
-                    line.append("-")
-            body.append(line)
-        out.append("#### %s%s: rate in this CSV / rate in the base CSV\n\n%s" % (op, tlab, table(head, body)))
     return "\n\n".join(out)
 
 
@@ -701,11 +620,11 @@ def claims_block(family, gpu, rows):
 
 def table_block(family, gpu, rows, order, ptx):
     if family == "gemm":
-        t = gemm_tables(ops_rows(rows, GEMM), order, ptx, {}, {1024, 2048, 4096, 8192})
+        t = gemm_tables(ops_rows(rows, GEMM), order, ptx, {1024, 2048, 4096, 8192})
     elif family == "transpose":
-        t = mem_tables(ops_rows(rows, TRANSPOSE), order, ptx, {}, TRANSPOSE, "omatcopy", "", "", "copy")
+        t = mem_tables(ops_rows(rows, TRANSPOSE), order, ptx, TRANSPOSE, "omatcopy", "", "", "copy")
     else:
-        t = mem_tables(ops_rows(rows, REDUCTION), order, ptx, {}, REDUCTION, "reduce", "", "", "read")
+        t = mem_tables(ops_rows(rows, REDUCTION), order, ptx, REDUCTION, "reduce", "", "", "read")
     t = t.replace("#### ", "#### %s: " % gpu.upper())
     return t if t.strip() else PLACEHOLDER % (gpu, gpu)
 
@@ -871,8 +790,6 @@ def main():
     ap.add_argument("--check", action="store_true", help="docs mode: exit 1 if a block is out of date")
     ap.add_argument("--doc", default="all", choices=["gemm", "transpose", "reduction", "all"])
     ap.add_argument("--ptxas", help="build log with -Xptxas -v output")
-    ap.add_argument("--base", help="an earlier CSV to compare with")
-    ap.add_argument("--cublas-from", action="append", default=[], metavar="OP:SHAPE[:TRANS]=CSV_OR_RATE")
     ap.add_argument("--conflicts", help="output of perf/bank-conflicts.sh (ncu)")
     ap.add_argument("--gemm-sizes", default="1024,4096,8192",
                     help="square gemm sizes to tabulate (default 1024,4096,8192; 'all' for every one)")
@@ -886,23 +803,15 @@ def main():
     if not rows:
         sys.exit("ladder_tables: no usable rows in %s" % a.csv)
     ptx = load_ptxas(a.ptxas) if a.ptxas else None
-    ov = parse_overrides(a.cublas_from)
     conf = load_conflicts(a.conflicts) if a.conflicts else None
-    base = load(a.base)[0] if a.base else None
     sizes = None if a.gemm_sizes == "all" else set(int(x) for x in a.gemm_sizes.split(","))
     parts = []
     if a.doc in ("gemm", "all"):
-        parts.append(gemm_tables(rows, order, ptx, ov, sizes, conf))
-        if base:
-            parts.append(compare_tables(rows, base, GEMM))
+        parts.append(gemm_tables(rows, order, ptx, sizes, conf))
     if a.doc in ("transpose", "all"):
-        parts.append(mem_tables(rows, order, ptx, ov, TRANSPOSE, "omatcopy", a.small, a.large, "copy", conf))
-        if base:
-            parts.append(compare_tables(rows, base, TRANSPOSE))
+        parts.append(mem_tables(rows, order, ptx, TRANSPOSE, "omatcopy", a.small, a.large, "copy", conf))
     if a.doc in ("reduction", "all"):
-        parts.append(mem_tables(rows, order, ptx, ov, REDUCTION, "reduce", a.small, a.large, "read", conf))
-        if base:
-            parts.append(compare_tables(rows, base, REDUCTION))
+        parts.append(mem_tables(rows, order, ptx, REDUCTION, "reduce", a.small, a.large, "read", conf))
     print("\n\n".join(p for p in parts if p))
 
 
