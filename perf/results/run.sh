@@ -61,13 +61,10 @@ else
   echo "no $cbench: the cblas table stays as it is" >&2
 fi
 
-if python3 -c "import matplotlib" 2>/dev/null; then
-  mkdir -p "$root/docs/img/$gpu"
-  for f in gemm transpose reduction; do
-    python3 "$root/perf/plot.py" "$out/$f.csv" --out "$root/docs/img/$gpu" --logy
-  done
-else
-  echo "matplotlib missing: plots not made (pip install matplotlib, then rerun perf/plot.py)" >&2
+# Plots (matplotlib; the GPU machine may lack it: then run perf/results/plots.sh GPU on any
+# machine after copying the results back) and the generated doc blocks.
+if ! "$root/perf/results/plots.sh" "$gpu"; then
+  echo "no plots made here: run perf/results/plots.sh $gpu where matplotlib is installed" >&2
+  python3 "$root/perf/ladder_tables.py"
 fi
-python3 "$root/perf/ladder_tables.py"
 exit $worst
