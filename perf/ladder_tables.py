@@ -12,21 +12,19 @@ Usage:
             <!-- claims:FAMILY:GPU -->   the textbook claims of the ladder, as measured
             <!-- source:FAMILY:GPU -->   device, ceilings and the command that measured
             <!-- plots:FAMILY:GPU -->    the PNGs perf/plot.py made in docs/img/GPU/
+            <!-- steps:FAMILY:GPU -->    each rung's rate at one size and its factor over
+                                         the rung before it
             <!-- resources:FAMILY:sm90 --> registers and shared memory per rung, from
                                          perf/results/ptxas-sm90.log (no GPU needed)
         A GPU directory without results gives a one-line placeholder. --check changes
         nothing and exits 1 when a block is out of date.
-    python3 perf/ladder_tables.py CSV [--doc gemm|transpose|reduction|all] [--ptxas LOG]
-                                      [--conflicts NCU_TXT]
-        Prints the tables of one CSV (for a look at a run before it becomes a results file).
 
-  --ptxas LOG    a build log made with -Xptxas -v: adds registers (min-max over the
-                 instantiations of the rung, "+spill" where ptxas reports spill stores) and
-                 shared memory per block (static from ptxas; dynamic computed from the tile
-                 configuration, as the launchers do). In docs mode the same figures come from
-                 perf/results/ptxas-sm90.log, in the resources blocks.
-  (Comparing two runs is miniblas-bench's job: --baseline.)
-  --conflicts F  the output of perf/bank-conflicts.sh (ncu): bank conflicts per request.
+Registers and shared memory come from perf/results/ptxas-sm90.log (a build log made with
+-Xptxas -v: min-max over the instantiations of a rung, "spill" where ptxas reports spill
+stores; dynamic shared memory computed from the tile configuration, as the launchers do). When
+perf/results/GPU/conflicts.txt (the output of perf/bank-conflicts.sh) exists, the rung tables
+get a column of bank conflicts per shared-memory request. To compare two runs, use
+miniblas-bench --baseline.
 
 Columns are read by name (op, shape, trans, inc, rung, m, n, k, time_us, rate, unit,
 fraction_ceiling, status, note), so added or reordered columns do not matter; lines starting
@@ -38,6 +36,9 @@ SIMT peak for gemm, device copy for omatcopy, streaming read for the reductions)
 import argparse
 import collections
 import csv
+import glob
+import json
+import os
 import re
 import subprocess
 import sys
@@ -320,13 +321,13 @@ def table(header, body):
     return "\n".join(out)
 
 
-def gemm_tables(rows_all, order, ptx, sizes, conf=None):
+def gemm_tables(rows_all, order, sizes, conf=None):
     out = []
     for op in GEMM:
         if op not in order:
             continue
         for trans in trans_of(rows_all, op):
-            out.append(gemm_tables_one(by_trans(rows_all, trans), order, ptx, sizes, conf, op,
+            out.append(gemm_tables_one(by_trans(rows_all, trans), order, sizes, conf, op,
                                        trans))
     return "\n\n".join(out)
 
@@ -350,7 +351,7 @@ def gemm_cell(rows, op, s, rung):
     return txt
 
 
-def gemm_tables_one(rows, order, ptx, sizes, conf, op, trans):
+def gemm_tables_one(rows, order, sizes, conf, op, trans):
     out = []
     if True:
         prec = "float" if op[0] == "s" else "double"
@@ -361,8 +362,6 @@ def gemm_tables_one(rows, order, ptx, sizes, conf, op, trans):
         big = sq[-1] if sq else None
         head = ["rung"] + ["n=%d TF/s (%% cuBLAS)" % side(s) for s in sq] + \
                ["%% FP%s peak, n=%d" % ("32" if prec == "float" else "64 SIMT", side(big))]
-        if ptx is not None:
-            head += ["registers", "shared/block"]
         if conf is not None:
             head += ["bank conflicts/request"]
         body = []
@@ -373,11 +372,6 @@ def gemm_tables_one(rows, order, ptx, sizes, conf, op, trans):
             r = cell_row(rows, op, big) or {}
             fc = r.get(rung, {}).get("fraction_ceiling", "") if rung in r else ""
             line.append(pct(float(fc)) if fc else "-")
-            if ptx is not None:
-                if rung in ("cublas", "cublas_tf32", "auto"):
-                    line += ["", ""]
-                else:
-                    line += list(res_cells(ptx, "gemm", rung, prec))
             if conf is not None:
                 line.append("" if rung in ("cublas", "cublas_tf32", "auto") else
                             conflict_cell(conf, "gemm", rung, prec, trans))
@@ -397,7 +391,7 @@ def gemm_tables_one(rows, order, ptx, sizes, conf, op, trans):
     return "\n\n".join(out)
 
 
-def mem_tables(rows, order, ptx, ops, fam, small, large, ceiling_name, conf=None):
+def mem_tables(rows, order, ops, fam, ceiling_name, conf=None):
     out = []
     for op in ops:
         if op not in order:
@@ -416,16 +410,8 @@ def mem_tables(rows, order, ptx, ops, fam, small, large, ceiling_name, conf=None
         if not cand:
             continue
 
-        def pick(want, default):
-            if want:
-                for s in cand:
-                    if s == want or s.split("x")[0] == want or pow2(s) == want:
-                        return s
-            return default
-
-        lo = pick(small, cand[0] if fam == "omatcopy" else
-                  next((s for s in cand if int(s) >= 2**20), cand[0]))
-        hi = pick(large, cand[-1])
+        lo = cand[0] if fam == "omatcopy" else next((s for s in cand if int(s) >= 2**20), cand[0])
+        hi = cand[-1]
         tiny = cand[0] if fam == "reduce" and cand[0] != lo else None
         lab = (lambda s: s) if fam == "omatcopy" else pow2
         head = ["rung"]
@@ -433,8 +419,6 @@ def mem_tables(rows, order, ptx, ops, fam, small, large, ceiling_name, conf=None
             head += ["n=%s us/call (%% cuBLAS)" % lab(tiny)]
         for s in (lo, hi):
             head += ["%s GB/s" % lab(s), "%% %s" % ceiling_name, "% cuBLAS"]
-        if ptx is not None:
-            head += ["registers", "shared/block"]
         if conf is not None:
             head += ["bank conflicts/request"]
         body = []
@@ -462,11 +446,6 @@ def mem_tables(rows, order, ptx, ops, fam, small, large, ceiling_name, conf=None
                 fc = r[rung]["fraction_ceiling"]
                 line += [fmt_rate(rate, "GB/s"), pct(float(fc)) if fc else "-",
                          "" if rung == "cublas" else pct(rate / cb) if cb else "-"]
-            if ptx is not None:
-                if rung in ("cublas", "auto"):
-                    line += ["", ""]
-                else:
-                    line += list(res_cells(ptx, fam, rung, prec))
             if conf is not None:
                 line.append("" if rung in ("cublas", "auto") else
                             conflict_cell(conf, fam, rung, prec, "T" if fam == "omatcopy" else "-"))
@@ -477,7 +456,7 @@ def mem_tables(rows, order, ptx, ops, fam, small, large, ceiling_name, conf=None
 
 
 # ------------------------------------------------------------------ docs mode
-ROOT = __import__("os").path.dirname(__import__("os").path.dirname(__import__("os").path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOCS = ("docs/ladders/gemm.md", "docs/ladders/transpose.md", "docs/ladders/reduction.md",
         "docs/cblas.md")
 FAMILY_OPS = {"gemm": GEMM, "transpose": TRANSPOSE, "reduction": REDUCTION}
@@ -510,9 +489,6 @@ PLACEHOLDER = ("_Not generated yet: no results in perf/results/%s/ (measure with
 
 def results_of(gpu):
     """Rows, rung order and metadata of every results file of one GPU directory."""
-    import glob
-    import json
-    import os
     d = os.path.join(ROOT, "perf", "results", gpu)
     rows, order, meta = collections.OrderedDict(), collections.OrderedDict(), []
     for path in sorted(glob.glob(os.path.join(d, "*.csv"))):
@@ -552,7 +528,6 @@ def num(x):
 
 
 def source_block(family, gpu, rows, meta):
-    import os
     ops = FAMILY_OPS[family]
     mine = [m for m in meta if any(k[0] in ops for k in load(os.path.join(ROOT, m["file"]))[0])]
     if not mine:
@@ -618,13 +593,15 @@ def claims_block(family, gpu, rows):
     return table(["claim", "ratio of rates", "measured (size: ratio)", "verdict"], body)
 
 
-def table_block(family, gpu, rows, order, ptx):
+def table_block(family, gpu, rows, order):
+    cpath = os.path.join(ROOT, "perf", "results", gpu, "conflicts.txt")
+    conf = load_conflicts(cpath) if os.path.exists(cpath) else None
     if family == "gemm":
-        t = gemm_tables(ops_rows(rows, GEMM), order, ptx, {1024, 2048, 4096, 8192})
+        t = gemm_tables(ops_rows(rows, GEMM), order, {1024, 2048, 4096, 8192}, conf)
     elif family == "transpose":
-        t = mem_tables(ops_rows(rows, TRANSPOSE), order, ptx, TRANSPOSE, "omatcopy", "", "", "copy")
+        t = mem_tables(ops_rows(rows, TRANSPOSE), order, TRANSPOSE, "omatcopy", "copy", conf)
     else:
-        t = mem_tables(ops_rows(rows, REDUCTION), order, ptx, REDUCTION, "reduce", "", "", "read")
+        t = mem_tables(ops_rows(rows, REDUCTION), order, REDUCTION, "reduce", "read", conf)
     t = t.replace("#### ", "#### %s: " % gpu.upper())
     return t if t.strip() else PLACEHOLDER % (gpu, gpu)
 
@@ -634,8 +611,45 @@ PLOTS = {"gemm": ("sgemm_NN", "sgemm_TT", "dgemm_NN", "dgemm_TT"),
          "reduction": ("sasum", "dasum", "sdot", "ddot")}
 
 
+STEP_SIZE = {"gemm": ("4096x4096x4096", "n = 4096, NN, TFLOP/s"),
+             "transpose": ("16384x16384", "16384^2, T, GB/s"),
+             "reduction": ("268435456", "n = 2^28, GB/s")}
+
+
+def steps_block(family, gpu, rows, order):
+    """Rate of every rung at the family's reference size and its factor over the previous rung
+    of the ladder (auto and cuBLAS rows left out; cuBLAS's rate as the last line)."""
+    shape, label = STEP_SIZE[family]
+    ops = [op for op in FAMILY_OPS[family] if op in order]
+    ladder = [n for _, n in ladder_rungs(family)]
+    cells, any_row = {}, False
+    for op in ops:
+        r = next((v for k, v in rows.items() if k[0] == op and k[1] == shape and
+                  k[2] in ("-", "NN", "T")), None) or {}
+        prev = None
+        for rung in ladder + ["cublas"]:
+            if rung not in r:
+                if rung in order[op]:
+                    prev = None  # skipped at this size: no factor across the gap
+                continue
+            v = num(r[rung]["rate"])
+            txt = fmt_rate(v, r[rung].get("unit", ""))
+            if prev and rung != "cublas":
+                txt += " (%.2fx)" % (v / prev)
+            cells[(op, rung)] = txt
+            prev = v if rung != "cublas" else prev
+            any_row = True
+    if not any_row:
+        return PLACEHOLDER % (gpu, gpu)
+    body = []
+    for number, rung in [(n, rg) for n, rg in ladder_rungs(family)] + [("", "cublas")]:
+        if any((op, rung) in cells for op in ops):
+            body.append(["%s %s" % (number, rung) if number else "**cublas**"] +
+                        [cells.get((op, rung), "-") for op in ops])
+    return ("%s: rate (factor over the rung before it)\n\n" % label) + table(["rung"] + ops, body)
+
+
 def plots_block(family, gpu):
-    import os
     out = []
     for name in PLOTS[family]:
         if os.path.exists(os.path.join(ROOT, "docs", "img", gpu, name + ".png")):
@@ -657,7 +671,6 @@ def ladder_rungs(family):
     """[(number, name)] in rungs.def order; the number is the rung's position in
     `miniblas-bench --list` for the first precision it serves (the gemm ladder forks after
     the shared rungs: dmma is dgemm's 12, tf32 sgemm's 12)."""
-    import os
     d = {"gemm": "gemm", "transpose": "transpose", "reduction": "reduce"}[family]
     out, count = [], {"S": 0, "D": 0}
     for line in open(os.path.join(ROOT, "kernels", d, "rungs.def")):
@@ -672,7 +685,6 @@ def ladder_rungs(family):
 
 
 def resources_block(family, arch):
-    import os
     path = os.path.join(ROOT, "perf", "results", "ptxas-%s.log" % arch)
     if not os.path.exists(path):
         return "_Not generated yet: perf/results/ptxas-%s.log is missing (perf/results/README.md)._" % arch
@@ -692,7 +704,6 @@ def resources_block(family, arch):
 
 def cblas_block(gpu):
     """The drop-in against OpenBLAS from perf/results/GPU/cblas.csv (miniblas-cblas-bench)."""
-    import os
     path = os.path.join(ROOT, "perf", "results", gpu, "cblas.csv")
     if not os.path.exists(path):
         return PLACEHOLDER % (gpu, gpu)
@@ -734,11 +745,9 @@ def cblas_block(gpu):
 
 
 def regenerate(check):
-    import os
-    ptx = None  # registers and shared memory have their own block (resources)
     cache = {}
     stale = []
-    marker = re.compile(r"(<!-- (table|claims|source|plots|resources):([a-z]+):([a-z0-9_-]+) -->)(.*?)(<!-- end -->)", re.S)
+    marker = re.compile(r"(<!-- (table|claims|source|plots|resources|steps):([a-z]+):([a-z0-9_-]+) -->)(.*?)(<!-- end -->)", re.S)
     for doc in DOCS:
         path = os.path.join(ROOT, doc)
         if not os.path.exists(path):
@@ -762,9 +771,11 @@ def regenerate(check):
             elif not fam_rows:
                 body = PLACEHOLDER % (gpu, gpu)
             elif kind == "table":
-                body = table_block(family, gpu, fam_rows, order, ptx)
+                body = table_block(family, gpu, fam_rows, order)
             elif kind == "claims":
                 body = claims_block(family, gpu, fam_rows)
+            elif kind == "steps":
+                body = steps_block(family, gpu, fam_rows, order)
             else:
                 body = source_block(family, gpu, fam_rows, meta)
             return "%s\n%s\n%s" % (m.group(1), body, m.group(6))
@@ -786,33 +797,8 @@ def regenerate(check):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("csv", nargs="?", help="one CSV to print tables of (default: docs mode)")
-    ap.add_argument("--check", action="store_true", help="docs mode: exit 1 if a block is out of date")
-    ap.add_argument("--doc", default="all", choices=["gemm", "transpose", "reduction", "all"])
-    ap.add_argument("--ptxas", help="build log with -Xptxas -v output")
-    ap.add_argument("--conflicts", help="output of perf/bank-conflicts.sh (ncu)")
-    ap.add_argument("--gemm-sizes", default="1024,4096,8192",
-                    help="square gemm sizes to tabulate (default 1024,4096,8192; 'all' for every one)")
-    ap.add_argument("--small", default="", help="small size of the memory-bound tables (e.g. 1024, 2^20)")
-    ap.add_argument("--large", default="", help="large size of the memory-bound tables (default the largest)")
-    a = ap.parse_args()
-    if not a.csv:
-        sys.exit(regenerate(a.check))
-
-    rows, order = load(a.csv)
-    if not rows:
-        sys.exit("ladder_tables: no usable rows in %s" % a.csv)
-    ptx = load_ptxas(a.ptxas) if a.ptxas else None
-    conf = load_conflicts(a.conflicts) if a.conflicts else None
-    sizes = None if a.gemm_sizes == "all" else set(int(x) for x in a.gemm_sizes.split(","))
-    parts = []
-    if a.doc in ("gemm", "all"):
-        parts.append(gemm_tables(rows, order, ptx, sizes, conf))
-    if a.doc in ("transpose", "all"):
-        parts.append(mem_tables(rows, order, ptx, TRANSPOSE, "omatcopy", a.small, a.large, "copy", conf))
-    if a.doc in ("reduction", "all"):
-        parts.append(mem_tables(rows, order, ptx, REDUCTION, "reduce", a.small, a.large, "read", conf))
-    print("\n\n".join(p for p in parts if p))
+    ap.add_argument("--check", action="store_true", help="exit 1 if a block is out of date")
+    sys.exit(regenerate(ap.parse_args().check))
 
 
 if __name__ == "__main__":
