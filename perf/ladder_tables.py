@@ -58,6 +58,21 @@ def field(r, *names, default=""):
     return default
 
 
+def former_names():
+    """op family -> {former rung name: current name} from the RUNG_ALIAS lines of rungs.def, so
+    results measured before a rename still land in the right rows."""
+    out = {}
+    for fam, d in (("reduce", "reduce"), ("gemm", "gemm"), ("omatcopy", "transpose")):
+        path = os.path.join(ROOT, "kernels", d, "rungs.def")
+        if os.path.exists(path):
+            out[fam] = dict(re.findall(r"^RUNG_ALIAS\((\w+), (\w+)\)", open(path).read(), re.M))
+    return out
+
+
+def family_of(op):
+    return "gemm" if op.endswith("gemm") else "omatcopy" if op.endswith("omatcopy") else "reduce"
+
+
 def load(path, rows=None, order=None):
     """(op, shape, trans, inc) -> rung -> row, plus rung order per op (file order). Rows of
     several files accumulate when rows/order are passed in."""
@@ -65,8 +80,10 @@ def load(path, rows=None, order=None):
     order = collections.OrderedDict() if order is None else order
     with open(path, newline="") as f:
         lines = [ln for ln in f if not ln.startswith("#")]
+    former = former_names()
     for r in csv.DictReader(lines):
         r = {k.strip(): (v or "").strip() for k, v in r.items() if k}
+        r["rung"] = former.get(family_of(r.get("op", "")), {}).get(r.get("rung"), r.get("rung"))
         if field(r, "status", default="ok").lower() != "ok" or not field(r, "rate"):
             continue
         r.setdefault("note", "")
@@ -125,7 +142,9 @@ def fmt_rate(v, unit):
 
 
 def pct(x):
-    return "%.0f%%" % (100.0 * x) if x < 10 else "%.1fx" % x
+    if x >= 10:
+        return "%.1fx" % x
+    return "%.1f%%" % (100.0 * x) if x < 0.1 else "%.0f%%" % (100.0 * x)
 
 
 def pow2(n):
@@ -508,10 +527,21 @@ def results_of(gpu):
         if os.path.exists(base + ".cmd"):
             for ln in open(base + ".cmd"):
                 ln = ln.strip()
-                if ln.startswith("# gpu:"):
-                    m.setdefault("device", ln[6:].strip().split(",")[0])
+                if ln.lower().startswith("# gpu:"):
+                    m.setdefault("device", ln[6:].strip())
                 elif ln and not ln.startswith("#"):
                     m["command"] = ln
+        if not m.get("ceilings") and os.path.exists(base + ".txt"):
+            txt = open(base + ".txt", errors="replace").read()
+            c = {}
+            for key, pat in (("copy_gbs", r"copy ([\d.]+) GB/s"),
+                             ("read_gbs", r"streaming read ([\d.]+) GB/s"),
+                             ("fp32_peak_gflops", r"FP32 peak ([\d.]+) GFLOP/s"),
+                             ("fp64_peak_gflops", r"FP64 SIMT peak ([\d.]+) GFLOP/s")):
+                mm = re.search(r"ceilings:.*?" + pat, txt)
+                if mm:
+                    c[key] = float(mm.group(1))
+            m["ceilings"] = c
         meta.append(m)
     return rows, order, meta
 
@@ -798,7 +828,20 @@ def regenerate(check):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--check", action="store_true", help="exit 1 if a block is out of date")
-    sys.exit(regenerate(ap.parse_args().check))
+    ap.add_argument("--current-names", nargs=2, metavar=("IN.csv", "OUT.csv"),
+                    help="copy a results CSV with former rung names replaced (for perf/plot.py)")
+    a = ap.parse_args()
+    if a.current_names:
+        former = former_names()
+        with open(a.current_names[0], newline="") as f, open(a.current_names[1], "w", newline="") as g:
+            rd = csv.DictReader(ln for ln in f if not ln.startswith("#"))
+            w = csv.DictWriter(g, fieldnames=rd.fieldnames)
+            w.writeheader()
+            for r in rd:
+                r["rung"] = former.get(family_of(r["op"]), {}).get(r["rung"], r["rung"])
+                w.writerow(r)
+        return
+    sys.exit(regenerate(a.check))
 
 
 if __name__ == "__main__":

@@ -11,8 +11,12 @@ gpu=${1:?usage: perf/results/plots.sh GPU}
 python3 -c "import matplotlib" 2>/dev/null ||
   { echo "plots.sh: matplotlib missing (pip install matplotlib)" >&2; exit 1; }
 mkdir -p "$root/docs/img/$gpu"
-for f in gemm gemm-tt transpose reduction; do
-  csv=$root/perf/results/$gpu/$f.csv
-  [ -f "$csv" ] && python3 "$root/perf/plot.py" "$csv" --out "$root/docs/img/$gpu" --logy
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for csv in "$root"/perf/results/"$gpu"/*.csv; do
+  [ "$(basename "$csv")" = cblas.csv ] && continue # miniblas-cblas-bench's own format
+  # rung names as in rungs.def (results measured before a rename carry the former ones)
+  python3 "$root/perf/ladder_tables.py" --current-names "$csv" "$tmp/$(basename "$csv")"
+  python3 "$root/perf/plot.py" "$tmp/$(basename "$csv")" --out "$root/docs/img/$gpu" --logy
 done
 python3 "$root/perf/ladder_tables.py"
