@@ -5,11 +5,11 @@
 #   perf/results/run.sh GPU [BENCH]      e.g.  perf/results/run.sh h100 build/perf/miniblas-bench
 #
 # GPU names the directory (h100, h200); BENCH is the miniblas-bench binary (default
-# build/perf/miniblas-bench). Writes perf/results/GPU/<part>.csv, <part>.json and <part>.cmd
-# (the GPU, driver and the exact command) for gemm, gemm-tt, transpose and reduction, then the
-# plots (docs/img/GPU/, needs matplotlib) and the tables of docs/ladders/*.md and docs/cblas.md.
-# About 4 minutes on an H100, plus about 2 for the cblas drop-in (cblas.csv) when
-# miniblas-cblas-bench is built. Exit status: miniblas-bench's worst (1 = a rung was WRONG: the
+# build/perf/miniblas-bench). Writes perf/results/GPU/<part>.csv, <part>.json, <part>.cmd (the
+# GPU, driver and the exact command) and <part>.txt (the printed table) for ladder (every op)
+# and gemm-tt, then the plots (docs/img/GPU/, needs matplotlib) and the generated blocks of
+# docs/ladders/*.md and docs/cblas.md. A few minutes on an H100, plus about 2 for the cblas
+# drop-in (cblas.csv) when miniblas-cblas-bench is built. Exit status: miniblas-bench's worst (1 = a rung was WRONG: the
 # docs must not be regenerated from such a run).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -17,7 +17,7 @@ gpu=${1:?usage: perf/results/run.sh GPU [BENCH]}
 bench=${2:-$root/build/perf/miniblas-bench}
 out=$root/perf/results/$gpu
 mkdir -p "$out"
-common=(--skip-slow=1 --trials 5 --min-time-ms 10)
+common=(--skip-slow --trials 5)
 worst=0
 
 part() { # part NAME miniblas-bench-arguments...
@@ -37,10 +37,12 @@ part() { # part NAME miniblas-bench-arguments...
   echo "== $name: exit $rc" >&2
 }
 
-part gemm --op sgemm,dgemm --trans NN --sizes 1024,2048,4096,8192,4097x4095x4099,8192x128x8192
+# One measurement per directory: the files of an earlier one go (git keeps them).
+rm -f "$out"/*.csv "$out"/*.json "$out"/*.cmd "$out"/*.txt
+# Every rung of every op at the benchmark's default sizes (as perf/results/h200/ladder.csv),
+# then gemm TT, where the transposing shared-memory stores of rungs 3 and 4 differ.
+part ladder --op all --rung all
 part gemm-tt --op sgemm,dgemm --trans TT --sizes 1024,4096
-part transpose --op somatcopy,domatcopy --trans T --sizes 1024,2048,4096,8192,16384
-part reduction --op sasum,dasum,sdot,ddot --sizes 2^10,2^16,2^20,2^24,2^28
 
 # The cblas drop-in against OpenBLAS on host memory (docs/cblas.md), when its benchmark was
 # built (it needs OpenBLAS); about 2 minutes more.
