@@ -1,43 +1,44 @@
 #!/usr/bin/env python3
-"""Markdown tables of the rung ladders (docs/gemm-ladder.md, docs/reduction-ladder.md,
-docs/transpose-ladder.md) from a miniblas-bench CSV, so the docs can be regenerated after
-every benchmark run instead of edited by hand.
+"""Markdown tables of the rung ladders, generated from the results files of miniblas-bench.
 
 Usage:
-    python3 perf/ladder_tables.py CSV [--doc gemm|transpose|reduction|all]
-                                      [--ptxas BUILD_LOG] [--base OLD_CSV]
-                                      [--cublas-from OP:SHAPE[:TRANS]=CSV_OR_RATE ...]
-                                      [--conflicts NCU_TXT]
-                                      [--update docs/X-ladder.md]
+    python3 perf/ladder_tables.py [--check]
+        Regenerates every generated block of docs/ladders/*.md and docs/cblas.md from
+        perf/results/<gpu>/*.csv (with their .json / .cmd sidecars). A block sits between
+        a start marker and "<!-- end -->":
+            <!-- table:FAMILY:GPU -->    rung tables (FAMILY: gemm, transpose, reduction);
+                                         table:cblas:GPU: the drop-in against OpenBLAS,
+                                         from miniblas-cblas-bench's cblas.csv
+            <!-- claims:FAMILY:GPU -->   the textbook claims of the ladder, as measured
+            <!-- source:FAMILY:GPU -->   device, ceilings and the command that measured
+            <!-- plots:FAMILY:GPU -->    the PNGs perf/plot.py made in docs/img/GPU/
+            <!-- steps:FAMILY:GPU -->    each rung's rate at one size and its factor over
+                                         the rung before it
+            <!-- resources:FAMILY:sm90 --> registers and shared memory per rung, from
+                                         perf/results/ptxas-sm90.log (no GPU needed)
+        A GPU directory without results gives a one-line placeholder. --check changes
+        nothing and exits 1 when a block is out of date.
 
-  CSV            written by miniblas-bench --csv (one row per op, shape, rung).
-  --ptxas LOG    a build log made with -Xptxas -v (tests/gpu-verify.sh writes OUT/build.log):
-                 adds registers (min-max over the transpose / asum-dot instantiations of the
-                 rung, "+spill" where ptxas reports spill stores) and shared memory per block
-                 (static from ptxas; dynamic computed from the kernel's tile configuration, the
-                 same formulas as the launchers).
-  --base OLD     a second CSV (an earlier run): adds a table "rate now / rate in OLD" per rung
-                 and size.
-  --cublas-from OP:SHAPE[:TRANS]=X
-                 take cuBLAS's rate at that op and shape (and transpose case, e.g. NN; without
-                 it, every case) from CSV file X (or X itself if it is a number, in the CSV's
-                 unit) for the %-of-cuBLAS figures; marked with "*" in the table. For a cuBLAS
-                 row measured while the GPU clock was still ramping up.
-  --conflicts F  the output of perf/bank-conflicts.sh (ncu): fills the column "bank conflicts
-                 per request" (shared loads / shared stores) for the kernels it measured.
-  --update DOC   replace the generated block of DOC (between the markers
-                 "<!-- tables: generated ..." and "<!-- end of generated tables -->") in place.
+Registers and shared memory come from perf/results/ptxas-sm90.log (a build log made with
+-Xptxas -v: min-max over the instantiations of a rung, "spill" where ptxas reports spill
+stores; dynamic shared memory computed from the tile configuration, as the launchers do). When
+perf/results/GPU/conflicts.txt (the output of perf/bank-conflicts.sh) exists, the rung tables
+get a column of bank conflicts per shared-memory request. To compare two runs, use
+miniblas-bench --baseline.
 
-Every figure is read from the CSV: rate (GFLOP/s or GB/s), fraction_ceiling (the benchmark's
-ceiling: FP32/FP64 SIMT peak for gemm, device copy for omatcopy, streaming read for the
-reductions). % of cuBLAS is recomputed as rate / cuBLAS rate (cuBLAS FP32 for every sgemm
-rung, also tf32; the tf32 cell adds its ratio to cuBLAS TF32). gemm gets one set of tables
-per transpose case in the CSV (NN, TT, ...). The bank-conflict column is filled from
---conflicts where given ("-" where ncu did not measure that kernel).
+Columns are read by name (op, shape, trans, inc, rung, m, n, k, time_us, rate, unit,
+fraction_ceiling, status, note), so added or reordered columns do not matter; lines starting
+with "#" are comments. Rows whose status is not "ok" are left out. % of cuBLAS is rate / cuBLAS
+rate at the same shape (cuBLAS FP32 for every sgemm rung; the reduced-precision tf32 rung adds
+its ratio to cuBLAS TF32); % of the ceiling is the benchmark's fraction_ceiling (FP32 / FP64
+SIMT peak for gemm, device copy for omatcopy, streaming read for the reductions).
 """
 import argparse
 import collections
 import csv
+import glob
+import json
+import os
 import re
 import subprocess
 import sys
@@ -48,19 +49,52 @@ REDUCTION = ("sasum", "dasum", "sdot", "ddot")
 REF_RUNGS = ("cublas", "cublas_tf32")
 
 
-def load(path):
-    """(op, shape, trans, inc) -> rung -> row, plus rung order per op (CSV order)."""
-    rows = collections.OrderedDict()
-    order = collections.OrderedDict()
+def field(r, *names, default=""):
+    """The first of `names` present and non-empty in row r (columns are read by name)."""
+    for n in names:
+        v = r.get(n)
+        if v not in (None, ""):
+            return v
+    return default
+
+
+def former_names():
+    """op family -> {former rung name: current name} from the RUNG_ALIAS lines of rungs.def, so
+    results measured before a rename still land in the right rows."""
+    out = {}
+    for fam, d in (("reduce", "reduce"), ("gemm", "gemm"), ("omatcopy", "transpose")):
+        path = os.path.join(ROOT, "kernels", d, "rungs.def")
+        if os.path.exists(path):
+            out[fam] = dict(re.findall(r"^RUNG_ALIAS\((\w+), (\w+)\)", open(path).read(), re.M))
+    return out
+
+
+def family_of(op):
+    return "gemm" if op.endswith("gemm") else "omatcopy" if op.endswith("omatcopy") else "reduce"
+
+
+def load(path, rows=None, order=None):
+    """(op, shape, trans, inc) -> rung -> row, plus rung order per op (file order). Rows of
+    several files accumulate when rows/order are passed in."""
+    rows = collections.OrderedDict() if rows is None else rows
+    order = collections.OrderedDict() if order is None else order
     with open(path, newline="") as f:
-        for r in csv.DictReader(f):
-            if r["status"] != "ok" or not r["rate"]:
-                continue
-            key = (r["op"], r["shape"], r["trans"], r["inc"])
-            rows.setdefault(key, collections.OrderedDict())[r["rung"]] = r
-            lst = order.setdefault(r["op"], [])
-            if r["rung"] not in lst:
-                lst.append(r["rung"])
+        lines = [ln for ln in f if not ln.startswith("#")]
+    former = former_names()
+    for r in csv.DictReader(lines):
+        r = {k.strip(): (v or "").strip() for k, v in r.items() if k}
+        r["rung"] = former.get(family_of(r.get("op", "")), {}).get(r.get("rung"), r.get("rung"))
+        if field(r, "status", default="ok").lower() != "ok" or not field(r, "rate"):
+            continue
+        r.setdefault("note", "")
+        r["rate"] = field(r, "rate")
+        r["fraction_ceiling"] = field(r, "fraction_ceiling", "fraction_of_ceiling")
+        r["time_us"] = field(r, "time_us", "us")
+        key = (r["op"], r["shape"], field(r, "trans", default="-"), field(r, "inc", default="0"))
+        rows.setdefault(key, collections.OrderedDict())[r["rung"]] = r
+        lst = order.setdefault(r["op"], [])
+        if r["rung"] not in lst:
+            lst.append(r["rung"])
     return rows, order
 
 
@@ -108,7 +142,9 @@ def fmt_rate(v, unit):
 
 
 def pct(x):
-    return "%.0f%%" % (100.0 * x) if x < 10 else "%.1fx" % x
+    if x >= 10:
+        return "%.1fx" % x
+    return "%.1f%%" % (100.0 * x) if x < 0.1 else "%.0f%%" % (100.0 * x)
 
 
 def pow2(n):
@@ -118,38 +154,11 @@ def pow2(n):
     return str(n)
 
 
-# ------------------------------------------------------------------ cuBLAS overrides
-def parse_overrides(items):
-    out = {}
-    for it in items:
-        m = re.match(r"^([a-z]+):([0-9x]+)(?::([A-Z-]+))?=(.+)$", it)
-        if not m:
-            sys.exit("ladder_tables: bad --cublas-from '%s' (OP:SHAPE[:TRANS]=CSV_OR_RATE)" % it)
-        op, shape, trans, src = m.groups()
-        try:
-            out[(op, shape, trans)] = float(src)
-            continue
-        except ValueError:
-            pass
-        rows, _ = load(src)
-        r = cell_row(by_trans(rows, trans) if trans else rows, op, shape)
-        if not r or "cublas" not in r:
-            sys.exit("ladder_tables: no cublas row for %s %s in %s" % (op, shape, src))
-        out[(op, shape, trans)] = float(r["cublas"]["rate"])
-    return out
-
-
-def cublas_rate(rows, overrides, op, shape, which="cublas"):
-    """(rate, overridden?) of cuBLAS at op/shape (rows: one transpose case)."""
+# ------------------------------------------------------------------ cuBLAS
+def cublas_rate(rows, op, shape, which="cublas"):
+    """cuBLAS's rate at op/shape (rows: one transpose case), or None."""
     r = cell_row(rows, op, shape)
-    trans = next((t for (o, s, t, i) in rows if o == op and s == shape), None)
-    if which == "cublas":
-        for key in ((op, shape, trans), (op, shape, None)):
-            if key in overrides:
-                return overrides[key], True
-    if r and which in r:
-        return float(r[which]["rate"]), False
-    return None, False
+    return float(r[which]["rate"]) if r and which in r else None
 
 
 # ------------------------------------------------------------------ ptxas
@@ -331,44 +340,37 @@ def table(header, body):
     return "\n".join(out)
 
 
-def gemm_tables(rows_all, order, ptx, overrides, sizes, conf=None):
+def gemm_tables(rows_all, order, sizes, conf=None):
     out = []
     for op in GEMM:
         if op not in order:
             continue
         for trans in trans_of(rows_all, op):
-            out.append(gemm_tables_one(by_trans(rows_all, trans), order, ptx, overrides, sizes,
-                                       conf, op, trans))
+            out.append(gemm_tables_one(by_trans(rows_all, trans), order, sizes, conf, op,
+                                       trans))
     return "\n\n".join(out)
 
 
-def gemm_cell(rows, overrides, op, trans, s, rung, notes):
-    """One gemm table cell: the rung's rate and its % of cuBLAS ("*": cuBLAS's rate from
-    another run, explained by a line appended to notes), and for a reduced-precision rung its
-    fraction of cuBLAS TF32; "-" where the rung has no row."""
+def gemm_cell(rows, op, s, rung):
+    """One gemm table cell: the rung's rate and its % of cuBLAS, and for a reduced-precision
+    rung its fraction of cuBLAS TF32; "-" where the rung has no row."""
     r = cell_row(rows, op, s) or {}
     if rung not in r:
         return "-"
     rate = float(r[rung]["rate"])
-    cb, over = cublas_rate(rows, overrides, op, s)
+    cb = cublas_rate(rows, op, s)
     txt = fmt_rate(rate, "GFLOP/s")
     if cb and rung != "cublas":
-        txt += " (%s%s" % (pct(rate / cb), "*" if over else "")
-        if "reduced precision" in r[rung]["note"]:
-            t32, _ = cublas_rate(rows, overrides, op, s, "cublas_tf32")
+        txt += " (%s" % pct(rate / cb)
+        if "reduced precision" in r[rung].get("note", ""):
+            t32 = cublas_rate(rows, op, s, "cublas_tf32")
             if t32:
                 txt += "; %s of TF32" % pct(rate / t32)
         txt += ")"
-    elif rung == "cublas" and over:
-        txt += " [%s*]" % fmt_rate(cb, "GFLOP/s")
-        where = "n=%d" % side(s) if is_square(s) else s
-        notes.append("* " + trans + " %s: %% of cuBLAS against cuBLAS's %s TFLOP/s taken from "
-                     "another run (--cublas-from); this run measured %s." %
-                     (where, fmt_rate(cb, "GFLOP/s"), txt.split(" ")[0]))
     return txt
 
 
-def gemm_tables_one(rows, order, ptx, overrides, sizes, conf, op, trans):
+def gemm_tables_one(rows, order, sizes, conf, op, trans):
     out = []
     if True:
         prec = "float" if op[0] == "s" else "double"
@@ -377,49 +379,38 @@ def gemm_tables_one(rows, order, ptx, overrides, sizes, conf, op, trans):
             sq = [s for s in sq if side(s) in sizes]
         sq.sort(key=side)
         big = sq[-1] if sq else None
-        notes = []
         head = ["rung"] + ["n=%d TF/s (%% cuBLAS)" % side(s) for s in sq] + \
                ["%% FP%s peak, n=%d" % ("32" if prec == "float" else "64 SIMT", side(big))]
-        if ptx is not None:
-            head += ["registers", "shared/block"]
-        head += ["bank conflicts/request"]
+        if conf is not None:
+            head += ["bank conflicts/request"]
         body = []
         for rung in order[op]:
             line = ["**%s**" % rung if rung in REF_RUNGS else rung]
             for s in sq:
-                line.append(gemm_cell(rows, overrides, op, trans, s, rung, notes))
+                line.append(gemm_cell(rows, op, s, rung))
             r = cell_row(rows, op, big) or {}
             fc = r.get(rung, {}).get("fraction_ceiling", "") if rung in r else ""
             line.append(pct(float(fc)) if fc else "-")
-            if ptx is not None:
-                if rung in ("cublas", "cublas_tf32", "auto"):
-                    line += ["", ""]
-                else:
-                    line += list(res_cells(ptx, "gemm", rung, prec))
-            line.append("" if rung in ("cublas", "cublas_tf32", "auto") else
-                        conflict_cell(conf, "gemm", rung, prec, trans))
+            if conf is not None:
+                line.append("" if rung in ("cublas", "cublas_tf32", "auto") else
+                            conflict_cell(conf, "gemm", rung, prec, trans))
             body.append(line)
         out.append("#### %s, %s, square n\n\n%s" % (op, trans, table(head, body)))
-        if notes:
-            out.append("\n".join(sorted(set(notes))))
         # other shapes
         other = [s for s in shapes_of(rows, op) if not is_square(s)]
         if other:
-            notes = []
             head = ["rung"] + ["%s TF/s (%% cuBLAS)" % s for s in other]
             body = []
             for rung in order[op]:
                 line = ["**%s**" % rung if rung in REF_RUNGS else rung]
                 for s in other:
-                    line.append(gemm_cell(rows, overrides, op, trans, s, rung, notes))
+                    line.append(gemm_cell(rows, op, s, rung))
                 body.append(line)
             out.append("#### %s, %s, other shapes (m x n x k)\n\n%s" % (op, trans, table(head, body)))
-            if notes:
-                out.append("\n".join(sorted(set(notes))))
     return "\n\n".join(out)
 
 
-def mem_tables(rows, order, ptx, overrides, ops, fam, small, large, ceiling_name, conf=None):
+def mem_tables(rows, order, ops, fam, ceiling_name, conf=None):
     out = []
     for op in ops:
         if op not in order:
@@ -438,16 +429,8 @@ def mem_tables(rows, order, ptx, overrides, ops, fam, small, large, ceiling_name
         if not cand:
             continue
 
-        def pick(want, default):
-            if want:
-                for s in cand:
-                    if s == want or s.split("x")[0] == want or pow2(s) == want:
-                        return s
-            return default
-
-        lo = pick(small, cand[0] if fam == "omatcopy" else
-                  next((s for s in cand if int(s) >= 2**20), cand[0]))
-        hi = pick(large, cand[-1])
+        lo = cand[0] if fam == "omatcopy" else next((s for s in cand if int(s) >= 2**20), cand[0])
+        hi = cand[-1]
         tiny = cand[0] if fam == "reduce" and cand[0] != lo else None
         lab = (lambda s: s) if fam == "omatcopy" else pow2
         head = ["rung"]
@@ -455,9 +438,8 @@ def mem_tables(rows, order, ptx, overrides, ops, fam, small, large, ceiling_name
             head += ["n=%s us/call (%% cuBLAS)" % lab(tiny)]
         for s in (lo, hi):
             head += ["%s GB/s" % lab(s), "%% %s" % ceiling_name, "% cuBLAS"]
-        if ptx is not None:
-            head += ["registers", "shared/block"]
-        head += ["bank conflicts/request"]
+        if conf is not None:
+            head += ["bank conflicts/request"]
         body = []
         for rung in order[op]:
             line = ["**%s**" % rung if rung in REF_RUNGS else rung]
@@ -479,110 +461,387 @@ def mem_tables(rows, order, ptx, overrides, ops, fam, small, large, ceiling_name
                     line += ["-", "-", "-"]
                     continue
                 rate = float(r[rung]["rate"])
-                cb, over = cublas_rate(rows, overrides, op, s)
+                cb = cublas_rate(rows, op, s)
                 fc = r[rung]["fraction_ceiling"]
                 line += [fmt_rate(rate, "GB/s"), pct(float(fc)) if fc else "-",
-                         "" if rung == "cublas" else (pct(rate / cb) + ("*" if over else "")) if cb else "-"]
-            if ptx is not None:
-                if rung in ("cublas", "auto"):
-                    line += ["", ""]
-                else:
-                    line += list(res_cells(ptx, fam, rung, prec))
-            line.append("" if rung in ("cublas", "auto") else
-                        conflict_cell(conf, fam, rung, prec, "T" if fam == "omatcopy" else "-"))
+                         "" if rung == "cublas" else pct(rate / cb) if cb else "-"]
+            if conf is not None:
+                line.append("" if rung in ("cublas", "auto") else
+                            conflict_cell(conf, fam, rung, prec, "T" if fam == "omatcopy" else "-"))
             body.append(line)
         trans = next((t for (o, s, t, i) in rows if o == op), "")
         out.append("#### %s%s\n\n%s" % (op, " " + trans if fam == "omatcopy" else "", table(head, body)))
     return "\n\n".join(out)
 
 
-def compare_tables(rows_all, base_all, ops):
-    out = []
+# ------------------------------------------------------------------ docs mode
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DOCS = ("docs/ladders/gemm.md", "docs/ladders/transpose.md", "docs/ladders/reduction.md",
+        "docs/cblas.md")
+FAMILY_OPS = {"gemm": GEMM, "transpose": TRANSPOSE, "reduction": REDUCTION}
+# The textbook claims each ladder checks: (claim, ops, faster rung, slower rung, low, high);
+# a claim holds where faster / slower is at least `low` (and at most `high`, when given).
+CLAIMS = {
+    "gemm": [
+        ("shared-memory tiling is 10-100x faster than naive", GEMM, "tiled", "naive", 10, 100),
+        ("... against the coalesced kernel (what most texts call naive)", GEMM, "tiled",
+         "coalesced", 10, 100),
+        ("unrolling the inner loop pays", GEMM, "unrolled", "padded", 1.05, None),
+        ("several outputs per thread pay (thread tiles)", GEMM, "regblock", "unrolled", 1.5, None),
+    ],
+    "transpose": [
+        ("a shared-memory tile makes the transpose coalesced", TRANSPOSE, "tiled", "naive", 1.5, None),
+        ("padding the tile (no bank conflicts) gives about 4x", TRANSPOSE, "padded", "tiled", 3, 5),
+    ],
+    "reduction": [
+        ("sequential addressing beats interleaved, about 2x", REDUCTION, "sequential",
+         "interleaved", 1.8, None),
+        ("warp shuffle is 2-3x faster (against the rung before it)", REDUCTION, "shuffle",
+         "multi", 2, 3),
+        ("warp shuffle is 2-3x faster (against the unrolled shared-memory tree)", REDUCTION,
+         "shuffle", "unrolled", 2, 3),
+    ],
+}
+PLACEHOLDER = ("_Not generated yet: no results in perf/results/%s/ (measure with "
+               "`perf/results/run.sh %s`, then run `python3 perf/ladder_tables.py`)._")
+
+
+def results_of(gpu):
+    """Rows, rung order and metadata of every results file of one GPU directory."""
+    d = os.path.join(ROOT, "perf", "results", gpu)
+    rows, order, meta = collections.OrderedDict(), collections.OrderedDict(), []
+    for path in sorted(glob.glob(os.path.join(d, "*.csv"))):
+        load(path, rows, order)
+        base = path[:-4]
+        m = {"file": os.path.relpath(path, ROOT)}
+        if os.path.exists(base + ".json"):
+            try:
+                j = json.load(open(base + ".json"))
+                for k in ("device", "driver", "cuda_runtime", "cublas", "git_commit",
+                          "timestamp", "command"):
+                    if j.get(k):
+                        m[k] = j[k]
+                m["ceilings"] = j.get("ceilings") or {}
+            except (ValueError, OSError):
+                pass
+        if os.path.exists(base + ".cmd"):
+            for ln in open(base + ".cmd"):
+                ln = ln.strip()
+                if ln.lower().startswith("# gpu:"):
+                    m.setdefault("device", ln[6:].strip())
+                elif ln and not ln.startswith("#"):
+                    m["command"] = ln
+        if not m.get("ceilings") and os.path.exists(base + ".txt"):
+            txt = open(base + ".txt", errors="replace").read()
+            c = {}
+            for key, pat in (("copy_gbs", r"copy ([\d.]+) GB/s"),
+                             ("read_gbs", r"streaming read ([\d.]+) GB/s"),
+                             ("fp32_peak_gflops", r"FP32 peak ([\d.]+) GFLOP/s"),
+                             ("fp64_peak_gflops", r"FP64 SIMT peak ([\d.]+) GFLOP/s")):
+                mm = re.search(r"ceilings:.*?" + pat, txt)
+                if mm:
+                    c[key] = float(mm.group(1))
+            m["ceilings"] = c
+        meta.append(m)
+    return rows, order, meta
+
+
+def ops_rows(rows, ops):
+    return collections.OrderedDict((k, v) for k, v in rows.items() if k[0] in ops)
+
+
+def num(x):
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return float("nan")
+
+
+def source_block(family, gpu, rows, meta):
+    ops = FAMILY_OPS[family]
+    mine = [m for m in meta if any(k[0] in ops for k in load(os.path.join(ROOT, m["file"]))[0])]
+    if not mine:
+        return PLACEHOLDER % (gpu, gpu)
+    m0 = mine[0]
+    head = "Measured on **%s**" % next((m["device"] for m in mine if m.get("device")), gpu)
+    extra = ", ".join("%s %s" % (k.replace("_", " "), m0[k])
+                      for k in ("driver", "cuda_runtime", "cublas") if m0.get(k))
+    if extra:
+        head += " (%s)" % extra
+    if m0.get("git_commit"):
+        head += ", commit %s" % m0["git_commit"][:10]
+    head += "."
+    c = m0.get("ceilings") or {}
+    cl = []
+    if family == "gemm":
+        if num(c.get("fp32_peak_gflops")) > 0:
+            cl.append("FP32 peak %.1f TFLOP/s" % (num(c["fp32_peak_gflops"]) / 1000))
+        if num(c.get("fp64_peak_gflops")) > 0:
+            cl.append("FP64 SIMT peak %.1f TFLOP/s" % (num(c["fp64_peak_gflops"]) / 1000))
+    elif family == "transpose" and num(c.get("copy_gbs")) > 0:
+        cl.append("device-to-device copy %.0f GB/s" % num(c["copy_gbs"]))
+    elif family == "reduction" and num(c.get("read_gbs")) > 0:
+        cl.append("streaming read %.0f GB/s" % num(c["read_gbs"]))
+    if cl:
+        head += " Ceiling measured by the same run: %s." % ", ".join(cl)
+    out = [head, "", "Results files and the commands that made them:", ""]
+    for m in mine:
+        out.append("- `%s`: `%s`" % (m["file"], m.get("command", "(command not recorded)")))
+    return "\n".join(out)
+
+
+def claims_block(family, gpu, rows):
+    body = []
+    for claim, ops, fast, slow, lo, hi in CLAIMS[family]:
+        for op in ops:
+            cells, ratios = [], []
+            for key, r in rows.items():
+                if key[0] != op or fast not in r or slow not in r:
+                    continue
+                if family == "reduction" and int(key[1]) < 2 ** 20:
+                    continue  # launch-bound sizes say nothing about the kernels
+                if family != "reduction" and not is_square(key[1]):
+                    continue
+                q = num(r[fast]["rate"]) / num(r[slow]["rate"])
+                ratios.append(q)
+                where = key[1].split("x")[0] if family == "gemm" else \
+                    (key[1] if family == "transpose" else pow2(key[1]))
+                cells.append("%s: %.2fx" % (where + ("" if key[2] in ("-", "NN", "T") else " " + key[2]), q))
+            if not ratios:
+                continue
+            if min(ratios) >= lo and (hi is None or max(ratios) <= hi):
+                verdict = "holds"
+            elif max(ratios) < lo:
+                verdict = "**does not hold**"
+            elif hi is not None and min(ratios) > hi:
+                verdict = "holds, exceeded"
+            else:
+                verdict = "holds at some sizes"
+            body.append(["%s (%s)" % (claim, op), "%s / %s" % (fast, slow), ", ".join(cells), verdict])
+    if not body:
+        return PLACEHOLDER % (gpu, gpu)
+    return table(["claim", "ratio of rates", "measured (size: ratio)", "verdict"], body)
+
+
+def table_block(family, gpu, rows, order):
+    cpath = os.path.join(ROOT, "perf", "results", gpu, "conflicts.txt")
+    conf = load_conflicts(cpath) if os.path.exists(cpath) else None
+    if family == "gemm":
+        t = gemm_tables(ops_rows(rows, GEMM), order, {1024, 2048, 4096, 8192}, conf)
+    elif family == "transpose":
+        t = mem_tables(ops_rows(rows, TRANSPOSE), order, TRANSPOSE, "omatcopy", "copy", conf)
+    else:
+        t = mem_tables(ops_rows(rows, REDUCTION), order, REDUCTION, "reduce", "read", conf)
+    t = t.replace("#### ", "#### %s: " % gpu.upper())
+    return t if t.strip() else PLACEHOLDER % (gpu, gpu)
+
+
+PLOTS = {"gemm": ("sgemm_NN", "sgemm_TT", "dgemm_NN", "dgemm_TT"),
+         "transpose": ("somatcopy_T", "domatcopy_T"),
+         "reduction": ("sasum", "dasum", "sdot", "ddot")}
+
+
+STEP_SIZE = {"gemm": ("4096x4096x4096", "n = 4096, NN, TFLOP/s"),
+             "transpose": ("16384x16384", "16384^2, T, GB/s"),
+             "reduction": ("268435456", "n = 2^28, GB/s")}
+
+
+def steps_block(family, gpu, rows, order):
+    """Rate of every rung at the family's reference size and its factor over the previous rung
+    of the ladder (auto and cuBLAS rows left out; cuBLAS's rate as the last line)."""
+    shape, label = STEP_SIZE[family]
+    ops = [op for op in FAMILY_OPS[family] if op in order]
+    ladder = [n for _, n in ladder_rungs(family)]
+    cells, any_row = {}, False
     for op in ops:
-        for trans in trans_of(base_all, op):
-            rows, base = by_trans(rows_all, trans), by_trans(base_all, trans)
-            t = compare_one(rows, base, op, "" if trans == "-" else " " + trans)
-            if t:
-                out.append(t)
-    return "\n\n".join(out)
+        r = next((v for k, v in rows.items() if k[0] == op and k[1] == shape and
+                  k[2] in ("-", "NN", "T")), None) or {}
+        prev = None
+        for rung in ladder + ["cublas"]:
+            if rung not in r:
+                if rung in order[op]:
+                    prev = None  # skipped at this size: no factor across the gap
+                continue
+            v = num(r[rung]["rate"])
+            txt = fmt_rate(v, r[rung].get("unit", ""))
+            if prev and rung != "cublas":
+                txt += " (%.2fx)" % (v / prev)
+            cells[(op, rung)] = txt
+            prev = v if rung != "cublas" else prev
+            any_row = True
+    if not any_row:
+        return PLACEHOLDER % (gpu, gpu)
+    body = []
+    for number, rung in [(n, rg) for n, rg in ladder_rungs(family)] + [("", "cublas")]:
+        if any((op, rung) in cells for op in ops):
+            body.append(["%s %s" % (number, rung) if number else "**cublas**"] +
+                        [cells.get((op, rung), "-") for op in ops])
+    return ("%s: rate (factor over the rung before it)\n\n" % label) + table(["rung"] + ops, body)
 
 
-def compare_one(rows, base, op, tlab):
+def plots_block(family, gpu):
     out = []
-    if True:
-        shp = [s for s in shapes_of(rows, op) if cell_row(base, op, s)]
-        if not shp:
-            return ""
-        rungs = []
-        for s in shp:
-            for rg in cell_row(rows, op, s):
-                if rg not in rungs:
-                    rungs.append(rg)
-        head = ["rung"] + [pow2(s) if op not in GEMM + TRANSPOSE else s for s in shp]
-        body = []
-        for rg in rungs:
-            line = [rg]
-            for s in shp:
-                a, b = cell_row(rows, op, s), cell_row(base, op, s)
-                if rg in a and rg in b:
-                    line.append("%.2fx" % (float(a[rg]["rate"]) / float(b[rg]["rate"])))
-                else:
-                    line.append("-")
-            body.append(line)
-        out.append("#### %s%s: rate in this CSV / rate in the base CSV\n\n%s" % (op, tlab, table(head, body)))
-    return "\n\n".join(out)
+    for name in PLOTS[family]:
+        if os.path.exists(os.path.join(ROOT, "docs", "img", gpu, name + ".png")):
+            out.append("![%s, %s](../img/%s/%s.png)" % (name.replace("_", " "), gpu.upper(), gpu, name))
+    if not out:
+        return ("_No plots yet: `perf/results/run.sh %s` makes them in docs/img/%s/ with "
+                "perf/plot.py (needs matplotlib)._" % (gpu, gpu))
+    return "\n".join(out)
+
+
+RES_COLS = {"gemm": [("float", "sgemm"), ("double", "dgemm")],
+            "transpose": [("float", "somatcopy"), ("double", "domatcopy")],
+            "reduction": [("float-asum", "sasum"), ("double-asum", "dasum"),
+                          ("float-dot", "sdot"), ("double-dot", "ddot")]}
+RUNG_ORDER = {}  # family -> rung names in ladder order, from kernels/<dir>/rungs.def
+
+
+def ladder_rungs(family):
+    """[(number, name)] in rungs.def order; the number is the rung's position in
+    `miniblas-bench --list` for the first precision it serves (the gemm ladder forks after
+    the shared rungs: dmma is dgemm's 12, tf32 sgemm's 12)."""
+    d = {"gemm": "gemm", "transpose": "transpose", "reduction": "reduce"}[family]
+    out, count = [], {"S": 0, "D": 0}
+    for line in open(os.path.join(ROOT, "kernels", d, "rungs.def")):
+        m = re.match(r"\s*([A-Z]*)_RUNG\((\w+),", line)
+        if not m or any(n == m.group(2) for _, n in out):
+            continue
+        kinds = {"SGEMM": "S", "DGEMM": "D"}.get(m.group(1), "SD")
+        for k in kinds:
+            count[k] += 1
+        out.append((count[kinds[0]], m.group(2)))
+    return out
+
+
+def resources_block(family, arch):
+    path = os.path.join(ROOT, "perf", "results", "ptxas-%s.log" % arch)
+    if not os.path.exists(path):
+        return "_Not generated yet: perf/results/ptxas-%s.log is missing (perf/results/README.md)._" % arch
+    ptx = load_ptxas(path)
+    fam = {"gemm": "gemm", "transpose": "omatcopy", "reduction": "reduce"}[family]
+    head = ["rung"]
+    for _, op in RES_COLS[family]:
+        head += ["%s registers" % op, "%s shared/block" % op]
+    body = []
+    for number, rung in ladder_rungs(family):
+        line = ["%d %s" % (number, rung)]
+        for prec, _ in RES_COLS[family]:
+            line += list(res_cells(ptx, fam, rung, prec))
+        body.append(line)
+    return table(head, body)
+
+
+def cblas_block(gpu):
+    """The drop-in against OpenBLAS from perf/results/GPU/cblas.csv (miniblas-cblas-bench)."""
+    path = os.path.join(ROOT, "perf", "results", gpu, "cblas.csv")
+    if not os.path.exists(path):
+        return PLACEHOLDER % (gpu, gpu)
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(ln for ln in f if not ln.startswith("#")))
+    body = []
+    for r in rows:
+        r = {k.strip(): (v or "").strip() for k, v in r.items() if k}
+        if field(r, "check", default="ok") != "ok":
+            continue
+        ob, mb = num(field(r, "openblas_ms")), num(field(r, "mbc_ms"))
+        m, n, k = field(r, "m"), field(r, "n"), field(r, "k")
+        if r.get("op", "").endswith("gemm"):
+            size = m if m == n == k else "%sx%sx%s" % (m, n, k)
+        elif r.get("op", "").endswith("omatcopy"):
+            size = "%sx%s" % (m, n)
+        else:
+            size = pow2(m)
+        ratio = field(r, "mbc_over_openblas_paired", "mbc_over_openblas")
+        speed = "%.2fx" % (1.0 / num(ratio)) if num(ratio) > 0 else (
+            "%.2fx" % (ob / mb) if ob > 0 and mb > 0 else "-")
+        bound = field(r, "mbc_over_bound_paired", "mbc_over_bound_host")
+        cell = lambda v: "-" if v != v else ("%.3f" % v if v < 10 else "%.1f" % v)
+        body.append([r.get("op", ""), field(r, "layout", default="-"), size, cell(ob), cell(mb),
+                     field(r, "mbc_path", default="-"), speed,
+                     "%.2f" % num(bound) if num(bound) > 0 else "-"])
+    if not body:
+        return PLACEHOLDER % (gpu, gpu)
+    out = []
+    cmd = path[:-4] + ".cmd"
+    if os.path.exists(cmd):
+        lines = [ln.strip() for ln in open(cmd)]
+        dev = next((ln[6:].strip().split(",")[0] for ln in lines if ln.startswith("# gpu:")), gpu)
+        command = next((ln for ln in lines if ln and not ln.startswith("#")), "")
+        out.append("Measured on **%s**: `%s` (`%s`).\n" % (dev, command, os.path.relpath(path, ROOT)))
+    out.append(table(["op", "layout", "size", "OpenBLAS ms", "layer ms", "layer path",
+                      "speed-up", "layer / bound"], body))
+    return "\n".join(out)
+
+
+def regenerate(check):
+    cache = {}
+    stale = []
+    marker = re.compile(r"(<!-- (table|claims|source|plots|resources|steps):([a-z]+):([a-z0-9_-]+) -->)(.*?)(<!-- end -->)", re.S)
+    for doc in DOCS:
+        path = os.path.join(ROOT, doc)
+        if not os.path.exists(path):
+            continue
+        text = open(path).read()
+
+        def block(m):
+            kind, family, gpu = m.group(2), m.group(3), m.group(4)
+            if family == "cblas" and kind == "table":
+                return "%s\n%s\n%s" % (m.group(1), cblas_block(gpu), m.group(6))
+            if family not in FAMILY_OPS:
+                return m.group(0)
+            if kind != "resources" and gpu not in cache:
+                cache[gpu] = results_of(gpu)
+            rows, order, meta = cache.get(gpu, ({}, {}, []))
+            fam_rows = ops_rows(rows, FAMILY_OPS[family])
+            if kind == "resources":
+                return "%s\n%s\n%s" % (m.group(1), resources_block(family, gpu), m.group(6))
+            if kind == "plots":
+                body = plots_block(family, gpu)
+            elif not fam_rows:
+                body = PLACEHOLDER % (gpu, gpu)
+            elif kind == "table":
+                body = table_block(family, gpu, fam_rows, order)
+            elif kind == "claims":
+                body = claims_block(family, gpu, fam_rows)
+            elif kind == "steps":
+                body = steps_block(family, gpu, fam_rows, order)
+            else:
+                body = source_block(family, gpu, fam_rows, meta)
+            return "%s\n%s\n%s" % (m.group(1), body, m.group(6))
+
+        new = marker.sub(block, text)
+        if new != text:
+            stale.append(doc)
+            if not check:
+                with open(path, "w") as f:
+                    f.write(new)
+    if check:
+        if stale:
+            print("ladder_tables: out of date: " + ", ".join(stale))
+            return 1
+        return 0
+    print("ladder_tables: regenerated " + (", ".join(stale) if stale else "nothing (up to date)"))
+    return 0
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("csv")
-    ap.add_argument("--doc", default="all", choices=["gemm", "transpose", "reduction", "all"])
-    ap.add_argument("--ptxas", help="build log with -Xptxas -v output")
-    ap.add_argument("--base", help="an earlier CSV to compare with")
-    ap.add_argument("--cublas-from", action="append", default=[], metavar="OP:SHAPE[:TRANS]=CSV_OR_RATE")
-    ap.add_argument("--conflicts", help="output of perf/bank-conflicts.sh (ncu)")
-    ap.add_argument("--gemm-sizes", default="1024,4096,8192",
-                    help="square gemm sizes to tabulate (default 1024,4096,8192; 'all' for every one)")
-    ap.add_argument("--small", default="", help="small size of the memory-bound tables (e.g. 1024, 2^20)")
-    ap.add_argument("--large", default="", help="large size of the memory-bound tables (default the largest)")
-    ap.add_argument("--update", metavar="DOC.md",
-                    help="write the tables into DOC.md between its markers '<!-- tables: generated' "
-                         "and '<!-- end of generated tables -->' instead of printing them")
+    ap.add_argument("--check", action="store_true", help="exit 1 if a block is out of date")
+    ap.add_argument("--current-names", nargs=2, metavar=("IN.csv", "OUT.csv"),
+                    help="copy a results CSV with former rung names replaced (for perf/plot.py)")
     a = ap.parse_args()
-
-    rows, order = load(a.csv)
-    if not rows:
-        sys.exit("ladder_tables: no usable rows in %s" % a.csv)
-    ptx = load_ptxas(a.ptxas) if a.ptxas else None
-    ov = parse_overrides(a.cublas_from)
-    conf = load_conflicts(a.conflicts) if a.conflicts else None
-    base = load(a.base)[0] if a.base else None
-    sizes = None if a.gemm_sizes == "all" else set(int(x) for x in a.gemm_sizes.split(","))
-    parts = []
-    if a.doc in ("gemm", "all"):
-        parts.append(gemm_tables(rows, order, ptx, ov, sizes, conf))
-        if base:
-            parts.append(compare_tables(rows, base, GEMM))
-    if a.doc in ("transpose", "all"):
-        parts.append(mem_tables(rows, order, ptx, ov, TRANSPOSE, "omatcopy", a.small, a.large, "copy", conf))
-        if base:
-            parts.append(compare_tables(rows, base, TRANSPOSE))
-    if a.doc in ("reduction", "all"):
-        parts.append(mem_tables(rows, order, ptx, ov, REDUCTION, "reduce", a.small, a.large, "read", conf))
-        if base:
-            parts.append(compare_tables(rows, base, REDUCTION))
-    text = "\n\n".join(p for p in parts if p)
-    if not a.update:
-        print(text)
+    if a.current_names:
+        former = former_names()
+        with open(a.current_names[0], newline="") as f, open(a.current_names[1], "w", newline="") as g:
+            rd = csv.DictReader(ln for ln in f if not ln.startswith("#"))
+            w = csv.DictWriter(g, fieldnames=rd.fieldnames)
+            w.writeheader()
+            for r in rd:
+                r["rung"] = former.get(family_of(r["op"]), {}).get(r["rung"], r["rung"])
+                w.writerow(r)
         return
-    doc = open(a.update).read()
-    m = re.search(r"(<!-- tables: generated[^\n]*\n)(.*?)(<!-- end of generated tables -->)", doc, re.S)
-    if not m:
-        sys.exit("ladder_tables: no table markers in %s" % a.update)
-    doc = doc[:m.start(2)] + "\n" + text + "\n\n" + doc[m.end(2):]
-    with open(a.update, "w") as f:
-        f.write(doc)
-    print("ladder_tables: tables in %s updated" % a.update)
+    sys.exit(regenerate(a.check))
 
 
 if __name__ == "__main__":

@@ -61,13 +61,32 @@ unsigned miniblas_rung_flags(miniblas_op_t op, int index) {
     return (index >= 0 && index < n) ? t[index].flags : 0u;
 }
 
+/* Former rung names (kernels/reduce/rungs.def: RUNG_ALIAS), accepted by selection. */
+#define RUNG_ALIAS(former, current) {#former, #current},
+static const struct {
+    const char *former, *current;
+} reduce_aliases[] = {
+#include "../kernels/reduce/rungs.def"
+};
+#undef RUNG_ALIAS
+
+static const char *rung_alias(miniblas_op_t op, const char *name) {
+    if (op != MINIBLAS_OP_SASUM && op != MINIBLAS_OP_DASUM && op != MINIBLAS_OP_SDOT &&
+        op != MINIBLAS_OP_DDOT)
+        return NULL;
+    for (size_t i = 0; i < sizeof reduce_aliases / sizeof reduce_aliases[0]; ++i)
+        if (strcasecmp(reduce_aliases[i].former, name) == 0) return reduce_aliases[i].current;
+    return NULL;
+}
+
 int mb_rung_index(miniblas_op_t op, const char *name) {
     int n = 0;
     const mb_rung *t = mb_op_rungs(op, &n);
     if (!name) return -1;
     for (int i = 0; i < n; ++i)
         if (strcasecmp(t[i].name, name) == 0) return i;
-    return -1;
+    const char *current = rung_alias(op, name);
+    return current ? mb_rung_index(op, current) : -1;
 }
 
 void mb_rung_name_list(miniblas_op_t op, char *buf, size_t size) {

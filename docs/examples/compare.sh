@@ -5,8 +5,8 @@
 # 2. EXAMPLE_RELINKED: the same source linked with libminiblas_cblas before OpenBLAS;
 # 3. EXAMPLE_OPENBLAS with LD_PRELOAD=LIBMINIBLAS_CBLAS.
 # Every line "name value scale tol" must agree with the reference within tol * scale. With
-# MINIBLAS_CBLAS_VERBOSE=2 the layer logs each call it takes on stderr: runs 2 and 3 must show
-# all eight functions going through miniblas, run 1 none. When a GPU is visible (nvidia-smi -L)
+# MINIBLAS_CBLAS_VERBOSE=2 the layer logs each call it takes on stderr: ways 2 and 3 must show
+# all eight functions going through miniblas, way 1 none. When a GPU is visible (nvidia-smi -L)
 # the 2048 sgemm must have run on the GPU.
 set -u
 ref_exe=$1 relinked_exe=$2 lib=$3

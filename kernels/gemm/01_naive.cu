@@ -1,9 +1,14 @@
 /*
  * Rung 1, naive: one thread per element of C, the dot product of a row of op(A) and a column
- * of op(B) read straight from global memory. threadIdx.x walks the COLUMNS of C, so the 32
- * threads of a warp touch 32 different columns: neither the loads of A (column-major: a row
- * of A is strided by lda) nor the stores to C coalesce. This is the baseline every later
- * rung is measured against.
+ * of op(B) read straight from global memory.
+ *
+ * Why: the baseline every later rung is measured against.
+ * Limit: threadIdx.x walks the COLUMNS of C, so the 32 threads of a warp touch 32 different
+ * columns: neither the loads of A (column-major: a row of A is strided by lda) nor the stores
+ * to C coalesce, and every multiply-add is a scattered L1/L2 access. This is deliberately the
+ * uncoalesced kernel; rung 2 is what most texts call naive.
+ * Resources: no shared memory. Measured: docs/ladders/gemm.md (tables generated from
+ * perf/results/<gpu>/).
  */
 #include "../common/common.cuh"
 

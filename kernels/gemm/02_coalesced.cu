@@ -1,18 +1,15 @@
 /*
- * Rung 2, coalesced: the same one-thread-per-element kernel as naive, but threadIdx.x now walks
- * the ROWS of C (i), not the columns. C and A (when not transposed) are column-major, so the 32
- * threads of a warp touch 32 consecutive addresses: every store to C and every load of A is one
- * coalesced 128-byte (float) transaction instead of 32 separate ones, and the element of B each
- * thread needs is the same for the whole warp (a broadcast). With transa == 1 the loads of A are
- * still strided (row i of A^T is a column of the stored A, contiguous along k, not along i); only
- * shared-memory tiling (rung 3) can fix that. The transpose cases are template arguments so
- * the index arithmetic is resolved at compile time.
- * Measured (H200, run 3, NN): sgemm 6.34 TFLOP/s at 1024 (16.7% of cuBLAS), 3.98 TFLOP/s at
- * 4096 (7.8%); dgemm 3.50 / 2.27 TFLOP/s. 8-13x naive. It is slower at 4096 than at 1024
- * because every FMA still reads A and B from L1/L2: at 4096 the A columns a block walks no
- * longer stay in L1.
- * Resources (sm_90, -O3, -Xptxas -v): 40 registers (float and double, all transpose cases),
- * 0 spills, no shared memory.
+ * Rung 2, coalesced: the same one-thread-per-element kernel, but threadIdx.x walks the ROWS
+ * of C. C and A (not transposed) are column-major, so a warp's store to C and load of A are
+ * one 128-byte transaction each, and the element of B is the same for the whole warp (a
+ * broadcast). The transpose cases are template arguments, resolved at compile time.
+ *
+ * Why: coalescing; the fair baseline for the tiling claim (docs/ladders/gemm.md).
+ * Limit: every multiply-add still reads both operands from L1/L2; once the A columns a block
+ * walks no longer fit in L1 (large n) the rate falls. With transa the loads of A stay strided
+ * (a row of A^T is contiguous along k, not along i): only shared-memory tiling fixes that.
+ * Resources: 256 threads, no shared memory, about 40 registers (perf/results/ptxas-sm90.log).
+ * Measured: docs/ladders/gemm.md.
  */
 #include "gemm_common.cuh"
 

@@ -1,31 +1,20 @@
 /*
- * Rung 3, tiled: a block of TS x TS threads (TS = 32) computes a TS x TS tile of C. It walks k in
- * steps of TS; at each step the block loads a TS x TS tile of op(A) and of op(B) into shared
- * memory, cooperatively (one element per thread), synchronises, and every thread takes its dot
- * product from shared memory. Each element loaded from global memory is now used TS times
- * (by a whole row or column of the block) instead of once, which cuts global traffic by TS.
- * The load mapping follows the operand's storage: for each of the four transpose cases
- * consecutive threads read consecutive addresses (coalesced).
- * Shared layout: A is stored k-major, As[p][i] (element (i, p) at As[p * TS + i]), B as
- * Bs[j][p]. In the inner loop the 32 threads of a warp (consecutive tx = i, one ty = j) read
- * As[p][tx], 32 consecutive words in 32 different banks, and Bs[ty][p], one word for the whole
- * warp (a broadcast): conflict-free.
- * Run 2 stored A as As[i][p] instead: the warp then read As[tx][p], 32 words 32 apart, all in
- * ONE bank, a 32-way conflict on every A read (each replayed 32 times). That version measured
- * 0.47 TFLOP/s at 1024 and 0.48 at 4096 (H200, NN; 1.2% / 0.9% of cuBLAS), slower than naive and
- * 13x slower than coalesced; the k-major layout removes it. Measured (H200, run 3, NN): sgemm
- * 5.77 TFLOP/s at 1024 (15.2% of cuBLAS), 5.99 TFLOP/s at 4096 (11.8%); dgemm 4.31 / 4.39
- * TFLOP/s: 12x run 2, level with padded.
- * Conflicts left for rung 4: the transposing STORES of the transposed cases. With transa == 1
- * the warp reads 32 consecutive k of one row i of A and stores them to As[p = tx][i = ty]: 32
- * words 32 apart, a 32-way conflict (likewise B with transb == 1, Bs[j = tx][p = ty]). That is one
- * store per element per k-tile against 32 conflict-free loads per thread, so it roughly doubles
- * the shared-memory time of those cases; NN has no conflict at all.
- * The tile size is a run-time value (blockDim.x), so the inner loop cannot be unrolled (rung 5).
- * Blocks walk the tiles of C in grouped order (gemm_common.cuh) for L2 reuse.
- * Resources (sm_90, -O3): 32 registers (__launch_bounds__(1024, 2): two 1024-thread blocks per
- * SM, as rung 4; some cases spill 4-16 bytes outside the k-loop), 2*TS*TS*sizeof(T) bytes
- * dynamic shared memory (8 KB float, 16 KB double).
+ * Rung 3, tiled: a block of 32 x 32 threads computes a 32 x 32 tile of C, walking k in steps
+ * of 32: at each step it loads a tile of op(A) and of op(B) into shared memory (one element
+ * per thread, coalesced for every transpose case), synchronises, and each thread takes its
+ * dot product from shared memory. Each element read from global memory is used 32 times.
+ * A is stored k-major, As[p][i]: a warp (consecutive i) reads 32 consecutive words, and Bs[j][p]
+ * is one word for the whole warp (a broadcast): the inner loop has no bank conflicts. Storing
+ * A as As[i][p] instead puts all 32 lanes on one bank, a 32-way conflict on every read that
+ * makes this rung slower than naive (docs/ladders/gemm.md, "tried, did not pay").
+ *
+ * Why: global traffic cut by the tile width.
+ * Limit: 2 shared loads per FMA. The tile size is a run-time value (blockDim.x), so the inner
+ * loop cannot be unrolled (rung 5). In the transposed cases (transa or transb) the warp's
+ * stores into the tile are 32 words 32 apart, a 32-way conflict that rung 4 pads away.
+ * Resources: 1024 threads, __launch_bounds__(1024, 2) (32 registers, two blocks per SM),
+ * dynamic shared memory 2 * 32 * 32 * sizeof(T) (8 KB float, 16 KB double). Blocks walk the
+ * tiles of C in grouped order (gemm_common.cuh) for L2 reuse. Measured: docs/ladders/gemm.md.
  */
 #include "gemm_common.cuh"
 

@@ -1,16 +1,14 @@
 /*
- * Rung 4, padded: rung 3 with each shared tile row padded by one element (row stride TS + 1).
- * Rung 3's compute loop is already conflict-free (A k-major: the warp reads 32 consecutive words;
- * B: a broadcast). What is left are the transposing stores of the transposed cases: with
- * transa == 1 the warp stores As[p = tx][i = ty], 32 words TS = 32 apart, all in one bank, a
- * 32-way conflict (B with transb == 1 likewise). With a stride of 33 words, word p * 33 + i lies
- * in bank (p + i) % 32: the 32 stores fall in 32 different banks and run in one pass. The loop
- * reads stay conflict-free (consecutive words; a broadcast). So this rung gains only for
- * transa == 1 or transb == 1; in NN it should equal rung 3.
- * Measured (H200, run 3, NN): sgemm 5.63 TFLOP/s at 1024 (14.9% of cuBLAS), 5.88 TFLOP/s at 4096
- * (11.5%); dgemm 4.18 / 4.33 TFLOP/s: level with rung 3 in NN, as expected. Still 2 shared loads per FMA: the next rungs cut that.
- * Resources (sm_90, -O3): 32 registers (__launch_bounds__(1024, 2)), 0 spills,
- * 2*TS*(TS+1)*sizeof(T) bytes dynamic shared memory (8.25 KB float, 16.5 KB double).
+ * Rung 4, padded: rung 3 with each shared tile row padded by one element (row stride 33).
+ *
+ * Why: rung 3's compute loop is already conflict-free; what is left are the transposing
+ * stores of the transposed cases (transa: the warp stores As[p = tx][i = ty], 32 words 32
+ * apart, all in one bank). With a stride of 33 words, word p * 33 + i lies in bank
+ * (p + i) % 32: the 32 stores fall in 32 banks. So this rung gains only in the transposed
+ * cases (TN, NT, TT); in NN it equals rung 3.
+ * Limit: still 2 shared loads per FMA, which the next rungs cut.
+ * Resources: 1024 threads, __launch_bounds__(1024, 2) (32 registers), dynamic shared memory
+ * 2 * 32 * 33 * sizeof(T) (8.25 KB float, 16.5 KB double). Measured: docs/ladders/gemm.md.
  */
 #include "gemm_common.cuh"
 

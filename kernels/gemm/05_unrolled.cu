@@ -1,20 +1,16 @@
 /*
- * Rung 5, unrolled: rung 4 with the tile size a compile-time constant (TS = 32) instead of
- * blockDim.x. The inner product loop over the tile is then fully unrolled (#pragma unroll): the
- * loop counter, its compare and branch disappear, and every shared-memory address becomes a
- * base register plus a constant offset folded into the load instruction, so the loop body is
- * just 2 shared loads and 1 FMA per step and the scheduler can issue loads of later steps early.
- * The shared tiles are static arrays (padded and k-major as in rung 4), the block is fixed at
- * TS x TS threads, and the bounds checks of the edge tiles become cheaper constant-bounded compares.
- * Measured (H200, run 3, NN): sgemm 6.66 TFLOP/s at 1024 (17.6% of cuBLAS), 6.81 TFLOP/s at
- * 4096 (13.4%); dgemm 4.70 / 4.92 TFLOP/s: +16-18% over rung 4. Run 2 had measured a LOSS at
- * 4096 (5.08 TFLOP/s): __launch_bounds__(1024, 1), ptxas used 46-55 registers, so only ONE
- * 1024-thread block fitted per SM (rung 4: two), halving the warps that hide latency; now
- * __launch_bounds__(1024, 2) (32 registers, 0 spills), two blocks per SM. The lesson stands
- * either way: this kernel is bound by its 2 shared loads per FMA, which unrolling does not change;
- * rung 6 attacks that.
- * Resources (sm_90, -O3): 32 registers, 0 spills, static shared memory 2*32*33*sizeof(T) bytes
- * (8.25 KB float, 16.5 KB double).
+ * Rung 5, unrolled: rung 4 with the tile size a compile-time constant (32) instead of
+ * blockDim.x. The inner loop over the tile is fully unrolled: its counter, compare and branch
+ * disappear and every shared address becomes a base register plus a constant offset, so the
+ * body is 2 shared loads and 1 FMA per step and loads of later steps can be issued early.
+ * The tiles become static arrays (padded and k-major as in rung 4).
+ *
+ * Why: fewer instructions per FMA. It pays only while occupancy is kept: without a register
+ * cap ptxas used more than 32 registers and only one 1024-thread block fitted per SM, which
+ * made this rung slower than rung 4; __launch_bounds__(1024, 2) keeps two.
+ * Limit: still 2 shared loads per FMA, which unrolling does not change; rung 6 attacks that.
+ * Resources: 1024 threads, 32 registers, static shared memory 2 * 32 * 33 * sizeof(T)
+ * (8.25 KB float, 16.5 KB double). Measured: docs/ladders/gemm.md.
  */
 #include "gemm_common.cuh"
 

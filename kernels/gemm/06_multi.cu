@@ -1,18 +1,17 @@
 /*
- * Rung 6, multi-element (1-D thread tile): each thread computes TM = 8 outputs of one column of
- * C instead of one. A block of 512 threads owns a 64 x 64 tile of C and walks k in steps of
- * BK = 8. In the inner loop a thread reads one value of op(B) into a register and reuses it for
- * its 8 rows: 9 shared loads per 8 FMAs instead of 2 per FMA in rung 5, so shared-memory
- * bandwidth stops being the limit and each thread has 8 independent FMA chains.
- * Both shared tiles are now k-major, As[p][i] and Bs[p][j] (row stride 64 + 4): the rows a thread
- * owns are ti, ti+8, ..., so the 8 threads with the same column read 8 consecutive words (no
- * bank conflict) and the 4 columns of a warp are broadcasts. Tiles are loaded one element per
- * thread with the coalesced mapping of each transpose case (gemm_common.cuh,
- * mb_load_tile_scalar); the padding of 4 keeps the transposing stores conflict-free.
- * Measured (H200, run 3, NN): sgemm 10.6 TFLOP/s at 1024 (28.0% of cuBLAS), 12.0 TFLOP/s at
- * 4096 (23.5%); dgemm 6.56 / 6.86 TFLOP/s: 1.6-1.8x rung 5.
- * Resources (sm_90, -O3): float 36-40 / double 40-52 registers, 0 spills, static shared memory
- * 2*8*68*sizeof(T) bytes (4.25 KB float, 8.5 KB double).
+ * Rung 6, multi (1-D thread tile): each thread computes 8 outputs of one column of C. A block
+ * of 512 threads owns a 64 x 64 tile of C and walks k in steps of 8; in the inner loop a
+ * thread reads one value of op(B) into a register and reuses it for its 8 rows.
+ * Both shared tiles are k-major, As[p][i] and Bs[p][j] (row stride 64 + 4): the 8 threads
+ * with the same column read 8 consecutive words and the 4 columns of a warp are broadcasts;
+ * the padding of 4 keeps the transposing stores conflict-free. Tiles are loaded one element
+ * per thread with the coalesced mapping of each transpose case (mb_load_tile_scalar).
+ *
+ * Why: 9 shared loads per 8 FMAs instead of 2 per FMA, and 8 independent FMA chains per
+ * thread: shared-memory bandwidth stops being the limit.
+ * Limit: one value reused 8 times is still far from the reuse a 2-D thread tile gets (rung 7).
+ * Resources: 512 threads, static shared memory 2 * 8 * 68 * sizeof(T) (4.25 KB float, 8.5 KB
+ * double). Measured: docs/ladders/gemm.md.
  */
 #include "gemm_common.cuh"
 

@@ -1,21 +1,19 @@
 /*
- * Rung 7, register-blocked (2-D thread tile): each thread computes a TM x TN = 8 x 8 block of C
- * held in registers. A block of 256 threads owns a 128 x 128 tile; per step p of the k-tile a
- * thread loads 8 values of op(A) and 8 of op(B) from shared memory into registers and does
- * their outer product, 64 FMAs: 16 shared loads per 64 FMAs (0.25 per FMA) against 9 per 8
- * (1.1 per FMA) in rung 6, and each value read from global memory is reused 128 times
- * instead of 64. This is the step that makes the kernel compute-bound rather than
- * shared-memory-bound.
- * A thread owns rows ti + 16*x and columns tj + 16*y (ti = tid % 16, tj = tid / 16): the 16
- * threads of a warp with the same tj read 16 consecutive words of As (no bank conflict) and the
- * two tj of the warp read two words of Bs (broadcasts). Shared tiles are k-major as in rung 6,
- * loaded with scalar coalesced loads (4 elements of each operand per thread per k-tile).
- * Measured (H200, run 3, NN): sgemm 11.0 TFLOP/s at 1024 (29.0% of cuBLAS), 18.2 TFLOP/s at
- * 4096 (35.7%); dgemm 8.92 / 15.3 TFLOP/s. At 1024 the 128 x 128 tile leaves only 64 blocks for
- * 132 SMs, so half the GPU idles (the same holds for rungs 8-10; rung 11 picks smaller tiles).
- * Resources (sm_90, -O3): float 128-138 / double 224-250 registers, 0 spills (one 256-thread
- * block per SM; capping float at 128 with __launch_bounds__(256, 2) spilled), static shared memory
- * 2*8*132*sizeof(T) bytes (8.25 KB float, 16.5 KB double).
+ * Rung 7, regblock (2-D thread tile): each thread computes an 8 x 8 block of C held in
+ * registers. A block of 256 threads owns a 128 x 128 tile; per step p of the k-tile a thread
+ * loads 8 values of op(A) and 8 of op(B) from shared memory and does their outer product,
+ * 64 FMAs. A thread owns rows ti + 16x and columns tj + 16y (ti = tid % 16, tj = tid / 16):
+ * the 16 threads of a warp with the same tj read 16 consecutive words of As, the two tj of the
+ * warp read two words of Bs (broadcasts).
+ *
+ * Why: 16 shared loads per 64 FMAs (0.25 per FMA, against 1.1 in rung 6), and each value read
+ * from global memory is reused 128 times: the kernel becomes compute-bound. The largest step
+ * of the SIMT ladder.
+ * Limit: a 128 x 128 tile gives few blocks on small matrices (1024^2 is 64 tiles for 132 SMs;
+ * the same holds for rungs 8 to 10, rung 11 picks smaller tiles); scalar loads everywhere.
+ * Resources: 256 threads, about 128 registers (float) and 250 (double): one block per SM
+ * (capping float at 128 with __launch_bounds__(256, 2) spilled); static shared memory
+ * 2 * 8 * 132 * sizeof(T) (8.25 KB float, 16.5 KB double). Measured: docs/ladders/gemm.md.
  */
 #include "gemm_common.cuh"
 

@@ -1,28 +1,21 @@
 /*
- * Rung 8, vectorized: rung 7's 128 x 128 block tile and 8 x 8 thread tile, with 128-bit memory
- * instructions everywhere the data is contiguous:
- *  - global loads of the tiles are 16-byte vectors (float4 / double2) along the contiguous
- *    direction of each operand, a quarter (float) or half (double) as many load instructions;
- *  - the operand whose stored layout is contiguous along k (B when not transposed, A when
- *    transposed) is stored TRANSPOSED into shared memory (one vector of k values becomes V
- *    scalar stores down a column of the k-major tile), so both shared tiles are k-major: at a
- *    given p the outer indices a thread needs are consecutive in shared memory. (In the
- *    row-major SGEMM tutorials this is "A stored transposed"; column-major flips which operand
- *    it is, and the transpose flags flip it again.)
- *  - the thread tile is therefore made of V-wide runs (rows ti*V + (0..V-1) + x*16V), and the
- *    inner loop reads them with 16-byte shared loads: 4 instructions instead of 16 per p for
- *    float, fewer instructions and fewer address computations per FMA;
+ * Rung 8, vectorized: rung 7's tiles with 128-bit memory instructions wherever the data is
+ * contiguous:
+ *  - global tile loads are 16-byte vectors along each operand's contiguous direction;
+ *  - the operand contiguous along k (B when not transposed, A when transposed) is stored
+ *    transposed into shared memory, so both tiles are k-major and a thread's outer indices
+ *    at a given p are consecutive: the inner loop reads them with 16-byte shared loads;
  *  - C is written (and read, when beta != 0) with 16-byte vectors down each column.
- * Vectors need the matrix pointer 16-byte aligned and the leading dimension a multiple of V:
- * the launcher checks this per matrix and the kernel falls back to guarded scalar accesses
- * when it does not hold, and for vectors that cross the edge of the matrix (zero fill).
- * Measured (H200, run 3, NN): sgemm 14.1 TFLOP/s at 1024 (37.1% of cuBLAS), 36.7 TFLOP/s at
- * 4096 (72.0%): 2x rung 7 at 4096. dgemm did NOT gain: 9.05 / 14.0 TFLOP/s against rung 7's
- * 8.92 / 15.3. A double vector is only 2 elements, so the instruction savings are half those of
- * float, and at 246-250 registers (one block per SM) the extra vector temporaries cost more than
- * they save (not profiled further).
- * Resources (sm_90, -O3): float 127-129 / double 246-250 registers, 0 spills, static shared memory
- * 2*8*(128+V)*sizeof(T) bytes (8.25 KB float, 16.25 KB double).
+ * Vectors need the matrix pointer 16-byte aligned and the leading dimension a multiple of the
+ * vector width: checked per matrix by the launcher; otherwise, and for vectors crossing the
+ * matrix edge, guarded scalar accesses.
+ *
+ * Why: the limit of rung 7 was the instruction count per FMA, not bandwidth.
+ * Limit: a double2 carries only 2 elements, and at about 250 registers the extra vector
+ * temporaries cost dgemm more than they save (dgemm does not gain on this rung). Loads still
+ * pass through registers and the block waits for each tile (rung 9).
+ * Resources: 256 threads, about 128 registers (float) / 250 (double); static shared memory
+ * 2 * 8 * (128 + V) * sizeof(T) (8.25 KB float, 16.25 KB double). Measured: docs/ladders/gemm.md.
  */
 #include "gemm_common.cuh"
 

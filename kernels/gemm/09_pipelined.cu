@@ -1,27 +1,19 @@
 /*
- * Rung 9, pipelined: rung 8's tiles and thread tile, with the global -> shared copies made
- * asynchronous (cp.async, sm_80+) and the shared tiles double-buffered. In rung 8 every k-step
- * is load, __syncthreads, compute, __syncthreads: while a tile is in flight from global memory
- * (hundreds of cycles) the block has nothing to compute, and the loads pass through registers.
- * Here, while the block computes on tile kt in one buffer, the copies of tile kt+1 into the other
- * buffer are already in flight (cp.async goes global -> shared directly, no registers, no wait
- * until cp.async.wait_group), so memory latency hides behind the FMAs and there is one
- * __syncthreads per k-step instead of two.
- * Edges and alignment (gemm_common.cuh, mb_load_tile_async): tiles wholly inside the matrix take
- * an unguarded path (no per-element test); edge tiles copy only in-range elements, with 16-byte
- * copies only for whole, aligned vectors, 4- or 8-byte copies otherwise, and plain zero stores
- * for out-of-range elements. The operand contiguous along k (stored transposed, which a 16-byte
- * copy cannot do) always moves in 4- or 8-byte element copies.
- * Run 2 bug (fixed): a vector straddling the n edge was copied by a 16-byte cp.async with
- * src-size 8; compute-sanitizer reported a 16-byte read past the end of B.
- * Measured (H200, run 3, NN): sgemm 18.1 TFLOP/s at 1024 (47.7% of cuBLAS; 64 blocks on 132
- * SMs), 41.3 at 2048 (82.9%), 42.3 at 4096 (83.0%), 42.8 at 8192 (83.9%), 39.8 at 4097 x 4095 x
- * 4099 (84.5%): +15% over rung 8 at 4096. dgemm 9.98 / 20.4 TFLOP/s at 1024 / 4096 (+45% at
- * 4096). The unguarded fast path added after run 2 changed little here (run 2: 41.8 at 4096).
- * What bounds it (see rung 10): each 16-byte shared load of A returns 4 registers to 32 lanes,
- * 4 cycles of the shared-memory return path, 12 cycles per p against 16 cycles of FFMA.
- * Resources (sm_90, -O3): float 127-129 / double 220-250 registers, 0 spills, static shared memory
- * 2 stages * 2*8*(128+V)*sizeof(T) bytes (16.5 KB float, 32.5 KB double).
+ * Rung 9, pipelined: rung 8's tiles with the global -> shared copies made asynchronous
+ * (cp.async, sm_80+) and the shared tiles double-buffered: while the block computes on tile kt
+ * the copies of tile kt + 1 into the other buffer are in flight, straight to shared memory
+ * without passing through registers, and there is one __syncthreads per k step instead of two.
+ * Tiles wholly inside the matrix take an unguarded copy path; edge tiles copy only in-range
+ * elements (16-byte copies only for whole aligned vectors) and store zeros for the rest, so no
+ * copy ever reads outside the matrix (gemm_common.cuh, mb_load_tile_async).
+ *
+ * Why: memory latency hides behind the FMAs.
+ * Limit: each 16-byte shared load returns 4 registers to 32 lanes (4 cycles of the shared-
+ * memory return path): about 12 cycles of returns per k step against 16 of FFMA issue, enough
+ * to stall the FFMA stream when loads bunch up (rung 10 works on it).
+ * Resources: 256 threads, about 128 registers (float) / 220-250 (double); static shared memory
+ * 2 stages x 2 * 8 * (128 + V) * sizeof(T) (16.5 KB float, 32.5 KB double).
+ * Measured: docs/ladders/gemm.md.
  */
 #include "gemm_common.cuh"
 

@@ -1,48 +1,27 @@
 /*
- * Rung 10, warp-tiled: the block / warp / thread hierarchy of cuBLAS-class SIMT kernels.
- * Rung 9 lays its 16 x 16 threads over the whole 128 x 128 block tile, so the 32 threads of a
- * warp span 2 columns x 128 rows of it: each warp reads the entire A slice of every k-step from
- * shared memory (2 wavefronts per 16-byte load) and its outputs are spread over the whole tile.
- * Here each warp owns a compact WM x WN warp tile (float: 64 x 32) and its lanes form an
- * LM x LN = 8 x 4 grid inside it; a thread's TM x TN tile is TM/V x TN/V runs of V (16 bytes)
- * spaced LM*V (resp. LN*V) apart. A 16-byte shared load of A then touches 8 distinct, contiguous
- * addresses (128 bytes, one wavefront, broadcast to the 4 lane columns) and one of B 4 distinct
- * ones: half the shared-memory wavefronts of rung 9 per FMA, with better locality of each warp's
- * shared reads and of its stores of C (run 3: no gain; the bound is the register return path,
- * see "lane interleave" below). Also:
- *  - BK = 16 (float) halves the barriers and pipeline bookkeeping per FMA;
- *  - a STAGES-deep cp.async ring (2..4 buffers, dynamic shared memory; above 48 KB the launcher
- *    raises the limit with cudaFuncSetAttribute);
- *  - per-precision configuration: double uses an 8 x 4 thread tile (64 accumulator doubles =
- *    128 registers would leave one block per SM), a 128 x 64 block tile, BK = 8, 3 stages.
- * The kernel is a template over the tile configuration; rung 11 (11_tuned.cu) includes this
- * file (with MB_GEMM_WARPTILED_NO_LAUNCHERS) and picks a configuration per shape class.
- * Lane interleave (after run 3): a 16-byte shared load returns 4 registers to each of 32 lanes,
- * 512 bytes, 4 cycles of the 128-byte/cycle shared-memory return path, whatever the broadcast;
- * only when every pair of lanes (n, n^1), or every pair (n, n^2), reads the same address are the
- * returns packed into 2 cycles (NVIDIA's rule as stated for sm_70/75 on its developer forum;
- * assumed, not verified, to hold on sm_90). With lm = lane % 8, ln = lane / 8 the B loads met that rule and
- * the A loads did not: per p, 2 x 4 + 2 x 2 = 12 cycles of shared returns against 16 cycles of
- * FFMA issue for the SM (64 FFMA per warp, 4 warp-FFMA per cycle), enough to stall the FFMA
- * stream whenever the loads bunch up. The lanes are now interleaved (lane bit 0 -> low bit of
- * lm, bit 1 -> low bit of ln; CUTLASS's SIMT kernels do the same) so that both operands meet it:
- * 8 cycles per p for float 8x8 (50% of the FFMA time), 12 instead of 20 for double 8x4 (against
- * 16 cycles of DFMA at 2 warp-DFMA per cycle: double 8x4 was shared-memory bound). Measured
- * (run 4 against run 3, NN): float 0.96-0.97x at 4096 / 8192 (40.6 / 41.1 TFLOP/s), double
- * 1.02x (19.8 at 4096); session 4's sweep (dgemm 8192, 128x128x16, 8x8 doubles, 2 stages):
- * 22.7 TFLOP/s interleaved against 22.1 with the plain map. So the packing rule seems to hold
- * on sm_90, but the return path was not the main bound for either type.
- * Measured (H200, run 3, NN, before the interleave): sgemm 16.1 TFLOP/s at 1024 (42.5% of
- * cuBLAS; 64 blocks on 132 SMs), 41.0 at 2048, 42.2 at 4096 (83.0%), 42.9 at 8192 (84.0%), 39.0
- * at 4097 x 4095 x 4099 (82.9%); dgemm 16.0 / 19.0 / 19.4 TFLOP/s at 1024 / 4096 / 8192. Level
- * with rung 9 (42.3 / 20.4 at 4096), which has the same 12 cycles of shared returns per p:
- * warp tiles and BK = 16 alone did not move the bound (run 2 had blamed the guarded loader,
- * about 290 instructions per k-tile; the unguarded fast path after run 2 cut that to about 100,
- * and the k-loop is now 1024 FFMA + 61 LDS.128 + about 100 loader/ring instructions, 0 spills).
- * Resources (sm_90, -O3, float 128x128x16 64x32 8x8 2 stages / double 128x64x8 64x16 8x4
- * 3 stages): 128 registers (2 blocks/SM); float NN/NT/TT spill 16-80 bytes, only in the guarded
- * edge-tile loader (the k-loop's fast path has no local-memory access); dynamic shared memory
- * 33.0 KB float, 36.75 KB double.
+ * Rung 10, warptiled: the block / warp / thread hierarchy of cuBLAS-class SIMT kernels. In
+ * rung 9 a warp's 32 threads span 2 columns x 128 rows of the block tile, so every warp reads
+ * the whole A slice of each k step. Here each warp owns a compact WM x WN warp tile (float
+ * 64 x 32) and its lanes form an 8 x 4 grid inside it; a thread's TM x TN tile is made of
+ * 16-byte runs spaced 8 (resp. 4) vectors apart. A 16-byte shared load of A then touches 8
+ * contiguous addresses (one wavefront, broadcast to the 4 lane columns): half the shared
+ * wavefronts of rung 9 per FMA. Also: BK = 16 (float) halves barriers and bookkeeping per FMA;
+ * a STAGES-deep cp.async ring in dynamic shared memory (above 48 KB the launcher raises the
+ * limit); lanes interleaved (lane bit 0 -> low bit of the row group, bit 1 -> low bit of the
+ * column group, as CUTLASS's SIMT kernels do) so that pairs of lanes read the same address and
+ * the shared-memory return path packs both operands' returns.
+ * Double: an 8 x 4 thread tile (8 x 8 doubles would leave one block per SM), a 128 x 64 block
+ * tile, BK = 8, 3 stages.
+ *
+ * Why: the structure the tuned and tensor-core rungs build on.
+ * Limit: it does not beat rung 9 at large n: neither the shared wavefronts nor the return path
+ * turned out to be the main bound. One fixed 128 x 128 tile leaves SMs idle on small or skinny
+ * C (rung 11).
+ * Resources (float 128x128x16, warps 64x32, 8x8, 2 stages / double 128x64x8, 64x16, 8x4, 3
+ * stages): 256 threads, 128 registers (2 blocks per SM; the guarded edge-tile loader spills a
+ * few dozen bytes, the k-loop fast path none), dynamic shared memory 33 KB float, 36.75 KB
+ * double. The kernel is a template over the configuration (mb_wt_cfg); 11_tuned.cu includes
+ * this file with MB_GEMM_WARPTILED_NO_LAUNCHERS. Measured: docs/ladders/gemm.md.
  */
 #ifndef MB_GEMM_WARPTILED_CU
 #define MB_GEMM_WARPTILED_CU

@@ -1,46 +1,25 @@
 /*
- * Rung 11, tuned: rung 10's warp-tiled, cp.async-pipelined kernel, with the tile configuration
- * chosen per shape class (and per precision) from a small table instead of one fixed choice.
- * One 128 x 128 configuration cannot fit every shape: C of 1024 x 1024 or 8192 x 128 has only
- * 64 such tiles for 132 SMs, so half the GPU idles. The rule: walk the precision's table in order
- * and take the first row whose configuration gives at least `min_tiles` tiles of C for this
- * m x n; the last row (min_tiles 0) always matches. No split-K across blocks (no workspace).
- * Small-C shapes use "sliced k" instead (mb_wt_cfg's KS, 10_warptiled.cu): a 64 x 64 tile of C
- * gives 4x the tiles of 128 x 128, and KS groups of warps in the block split each shared k-tile
- * between them, then add their partial tiles through shared memory in a fixed order (so results
- * are deterministic). That keeps 16 warps per SM on 256 tiles, where run 3's 64 x 64 tile with
- * 4 warps per block had 8, and it lets the small tile keep rung 10's 8 x 8 thread tile (a 4 x 8
- * warp of 8 x 8 thread tiles is 32 x 64): run 3's F_SMALL (8 x 4 per thread) spent 10 cycles of
- * shared-memory returns per 8 cycles of FFMA (see rung 10) and was bound by them.
+ * Rung 11, tuned: rung 10's kernel with the tile configuration chosen per shape class and
+ * precision from a small table: walk the table in order and take the first row whose
+ * configuration gives at least `min_tiles` tiles of C for this m x n (the last row always
+ * matches). Small-C shapes use "sliced k" (mb_wt_cfg's KS): a 64 x 64 tile gives 4x the tiles
+ * of 128 x 128, and KS groups of warps split each shared k-tile between them, then add their
+ * partial tiles through shared memory in a fixed order (deterministic). That keeps 16 warps
+ * per SM on small problems and lets the small tile keep the 8 x 8 thread tile.
  *
- * Configurations (block BM x BN x BK / warp WM x WN / thread TM x TN / stages / blocks per SM /
- * k-slices; threads):
- *   float  F_BIG    128x128x16 / 64x32 / 8x8 / 2 / 2 / 1   256  (exactly rung 10's config)
- *   float  F_SLICED 64x64x32   / 32x64 / 8x8 / 2 / 2 / 4   256  (each slice 8 of the 32 k)
- *   double D_WIDE   128x128x8  / 64x32 / 8x8 / 3 / 1 / 1   256
- *   double D_BIG    128x64x16  / 64x16 / 8x4 / 3 / 2 / 1   256
- *   double D_SLICED 64x64x16   / 32x32 / 8x4 / 3 / 2 / 2   256
- * Table rows (H200, NN, run 3 unless said; % of cuBLAS FP32 51.0 TFLOP/s at 4096/8192, 37.9 at
- * 1024 from run 2):
- *   float  F_BIG    if >= 200 tiles of 128x128 (2048^2 has 256). Run 3 had 3 stages here:
- *                   41.0 TFLOP/s at 4096, 41.7 at 8192, 39.8 at 2048, 37.9 at 4097 x 4095 x 4099,
- *                   1-4% behind rung 10's 2 stages (42.2 / 42.9 / 41.0 / 39.0); now rung 10's
- *                   config, so tuned equals warptiled on these shapes by construction.
- *   float  F_SLICED otherwise. Run 3's 64x64 8x4 4-warp F_SMALL: 28.4 at 1024 (75%), 29.5 at
- *                   8192 x 128 x 8192 (58%), 29.6 at 128 x 8192 x 8192 (59%). F_SLICED NOT yet
- *                   measured.
- *   double D_WIDE   if >= 528 tiles of 128x128 (4 waves of 132 blocks): 21.2 TFLOP/s at 4096,
- *                   21.2 at 8192, 20.0 at 4097 (rung 10's 128x64 8x4: 19.0 / 19.4 / 17.4).
- *   double D_BIG    if >= 264 tiles of 128x64: 20.1 at 2048 (rung 9: 20.1).
- *   double D_SLICED otherwise (NOT yet measured; run 3's 64x64 4-warp D_SMALL: 16.3 at 1024 and
- *                   on both skinny shapes).
- * All rows also get rung 10's lane interleave (after run 3, not yet measured).
- * Resources (sm_90, -O3, all four transpose cases): F_BIG 122-128 registers (16-88 bytes of
- * spill, in the guarded edge-tile loader only), F_SLICED 128 (spills in the edge loader; two
- * 8-byte reloads per k-tile on the fast path), D_WIDE 234-250, D_BIG 126-128, D_SLICED 128,
- * 0 spills. Dynamic shared memory: F_BIG 33 KB, F_SLICED 48 KB (the k-slice reduction buffer,
- * 3 x 64 x 64 floats, is larger than the 34 KB ring), D_WIDE 48.75 KB, D_BIG 73.5 KB,
- * D_SLICED 49.5 KB; two blocks per SM fit in 228 KB wherever MINB is 2.
+ * Configurations (block BM x BN x BK / warp / thread / stages / blocks per SM / k-slices),
+ * 256 threads each:
+ *   float  F_BIG    128x128x16 / 64x32 / 8x8 / 2 / 2 / 1   (rung 10's) if >= 200 tiles
+ *   float  F_SLICED 64x64x32   / 32x64 / 8x8 / 2 / 2 / 4   otherwise
+ *   double D_WIDE   128x128x8  / 64x32 / 8x8 / 3 / 1 / 1   if >= 528 tiles (4 waves)
+ *   double D_BIG    128x64x16  / 64x16 / 8x4 / 3 / 2 / 1   if >= 264 tiles
+ *   double D_SLICED 64x64x16   / 32x32 / 8x4 / 3 / 2 / 2   otherwise
+ *
+ * Why: one 128 x 128 configuration cannot fill 132 SMs on 1024^2 or on skinny shapes.
+ * Limit: no split-K across blocks (the SIMT rungs have no workspace); at large n it is rung 10.
+ * Resources: F_BIG / D_BIG / slices about 128 registers, D_WIDE about 250 (one block per SM);
+ * dynamic shared memory F_BIG 33 KB, F_SLICED 48 KB (the k-slice reduction buffer), D_WIDE
+ * 48.75 KB, D_BIG 73.5 KB, D_SLICED 49.5 KB. Measured: docs/ladders/gemm.md.
  */
 #define MB_GEMM_WARPTILED_NO_LAUNCHERS
 #include "10_warptiled.cu"

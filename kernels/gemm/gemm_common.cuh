@@ -305,7 +305,7 @@ template <int N> inline void mb_cp_async_wait() { mb_emu_cp_wait(N); }
  * transposed by a 16-byte copy, so they always move element by element, consecutive threads on
  * consecutive addresses, each element landing at its transposed place.
  * Out-of-range elements are NOT copied: the thread stores a zero into shared memory directly, so
- * no cp.async is ever issued with a source outside the matrix. (Run 2: a 16-byte cp.async with
+ * no cp.async is ever issued with a source outside the matrix. (A 16-byte cp.async with
  * src-size 8 for a vector straddling the n edge was reported by compute-sanitizer as a 16-byte
  * read past the allocation: the hardware may fetch the whole 16 bytes.) The plain zero stores
  * become visible with the cp.async data at the next __syncthreads, and they go to the stage being
@@ -359,7 +359,7 @@ __device__ __forceinline__ void mb_load_tile_async_edge(T *s, const T *X, int64_
  * The same copies for a tile wholly inside the matrix: no predicate, no zero fill, no
  * per-element branch. MNC operands use 16-byte copies when the matrix allows vectors (vec),
  * else unguarded element copies (odd ld or misaligned pointer, e.g. 4097 x 4095 x 4099: without
- * this every tile of such a matrix took the guarded path). Run 2's SASS of rung 10 spent ~290
+ * this every tile of such a matrix took the guarded path). With only the guarded loader, rung 10 spent ~290
  * instructions per k-tile in the guarded loader (64-bit address, edge test and branch per
  * element) against 1024 FFMA; this path issues the copies from one 64-bit base pointer per
  * thread plus constant strides, about 30-40 instructions for the same tile.

@@ -1,8 +1,13 @@
 /*
- * Rung 1, naive: a single block of 256 threads. Thread t adds elements t, t+256, ... into its
- * own partial sum, the partials go to shared memory, and thread 0 adds them up in order. One
- * multiprocessor of the 132 works, so it reaches a few percent of the memory bandwidth; the
- * result is deterministic (fixed order) and at least as accurate as a sequential sum.
+ * Rung 1, naive: one block of 256 threads. Thread t adds elements t, t+256, ... into its own
+ * partial sum, the partials go to shared memory and thread 0 adds them up in order.
+ *
+ * Why: the simplest correct reduction, and the baseline of the ladder. Deterministic (fixed
+ * order) and at least as accurate as a sequential sum.
+ * Limit: one multiprocessor of the whole GPU reads, so it reaches a few percent of the memory
+ * bandwidth at large n; at tiny n it is one launch and beats the two-launch rungs 2 to 6.
+ * Resources: 256 threads, 256 partials in shared memory (1 KB float, 2 KB double).
+ * Measured: docs/ladders/reduction.md (tables generated from perf/results/<gpu>/).
  */
 #include "../common/common.cuh"
 

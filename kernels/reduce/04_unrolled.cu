@@ -1,16 +1,16 @@
 /*
- * Rung 4, unrolled: the padded rung's tree with the loop gone. The block size is a template
- * parameter, so every step's bound is a compile-time constant: the compiler removes the loop
- * counter, the comparisons and the dead steps (Harris's reduce5). The last 32 sums are finished
- * by one warp without __syncthreads: each step writes its sum to shared memory and the warp
- * meets at __syncwarp() (needed since Volta: warps are not lock-step, the old `volatile`
- * trick is a race). Each thread keeps its running sum in a register, so each step is one
- * shared load and one store. Same grid, workspace use and fixed order as rungs 2 and 3.
+ * Rung 4, unrolled: rung 3's tree with the loop gone. The block size is a template parameter,
+ * so every step's bound is a compile-time constant: the loop counter, the comparisons and the
+ * dead steps disappear (Harris's reduce5). The last 32 sums are finished by one warp with
+ * __syncwarp() between steps instead of __syncthreads (needed since Volta: warps are not
+ * lock-step, the old `volatile` trick is a race). Each thread keeps its running sum in a
+ * register, so each step is one shared load and one store.
  *
- * Measured, run 2 (H200, inputs rotated through 2x L2, device result; ceiling = streaming read
- * 4477 GB/s): sasum 2^20: 9.36 us (448 GB/s, 10.0%, 0.84x cuBLAS), 2^28: 1533 GB/s (34.2%,
- * 0.59x cuBLAS); ddot 2^20: 11.36 us (1.00x cuBLAS), 2^28: 3997 GB/s (89.3%, 0.90x cuBLAS):
- * +56% over rung 3 at 2^28 (sasum). Unchanged after run 2.
+ * Why: the tree's instructions and barriers were the cost of rungs 2 and 3.
+ * Limit: still one tree per 256 terms and one load in flight per thread.
+ * Resources: 256 threads, 1 KB / 2 KB of shared memory; grid, workspace and fixed combining
+ * order as rungs 2 and 3.
+ * Measured: docs/ladders/reduction.md.
  */
 #include "../common/common.cuh"
 

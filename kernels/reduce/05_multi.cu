@@ -1,23 +1,18 @@
 /*
- * Rung 5, multi-element: each thread adds many terms before any tree runs. Rungs 2 to 4 spend
- * a whole block tree (8 barriers) per 256 terms; here the grid is sized to the machine, not to
- * the vector (8 blocks of 256 threads per SM: every SM full, one wave, no tail), each thread
- * walks the vector with a grid stride, and each step already adds two terms, i and i + 256
- * (the "first add during the load" of Harris's reduce4/6), so two loads are in flight per
- * thread. The tree (rung 4's, unrolled) runs once per block. Per-thread sums are sequential
- * over about n / (SMs * 2048) terms and then combined pairwise: still far more accurate than
- * one sequential sum.
+ * Rung 5, multi: each thread adds many terms before any tree runs. The grid is sized to the
+ * machine, not to the vector (8 blocks of 256 threads per SM: one full wave, no tail); each
+ * thread walks the vector with a grid stride and already adds two terms per step, i and
+ * i + 256 ("first add during the load", Harris's reduce4/6), so two loads are in flight per
+ * thread. Rung 4's unrolled tree runs once per block.
  *
- * The SM count comes from cudaDevAttrMultiProcessorCount, cached per device (it is constant).
- * Grid = min(8 * SMs, ceil(n / 512)): it depends only on n and the device, the partials are
- * combined in a fixed order by a second one-block launch, so results are bitwise
- * reproducible. Partials at the start of the workspace; its last 256 bytes stay untouched.
- *
- * Measured, run 2 (H200, inputs rotated through 2x L2, device result; ceiling = streaming read
- * 4477 GB/s): sasum 2^20: 7.02 us (597 GB/s, 13.3%, 1.12x cuBLAS), 2^28: 3677 GB/s (82.1%,
- * 1.43x cuBLAS); ddot 2^20: 10.16 us (1.12x cuBLAS), 2^28: 4480 GB/s (100.1%, 1.01x cuBLAS):
- * 2.4x rung 4 at 2^28 (sasum). Two launches cost ~3.3 us each on the host side, so n <= 2^12
- * calls take ~6.6 us whatever the kernel. Unchanged after run 2.
+ * Why: rungs 2 to 4 pay a whole tree per 256 terms; here it is paid once per block.
+ * Limit: two scalar loads in flight per thread (8 bytes for asum) are too few to keep DRAM
+ * busy for FP32 asum; dot (two operands) gets twice the bytes per load.
+ * Accuracy: per-thread sums are sequential over about n / (SMs * 2048) terms, then pairwise.
+ * Resources: 256 threads, 1 KB / 2 KB of shared memory; grid min(8 * SMs, ceil(n / 512)), a
+ * function of n and the device only; a second one-block launch combines the partials in a
+ * fixed order, so results are bitwise reproducible. The SM count is cached per device.
+ * Measured: docs/ladders/reduction.md.
  */
 #include "../common/common.cuh"
 

@@ -1,28 +1,21 @@
 /*
- * Rung 6, warp shuffle + vectorised loads. Two changes to the multi rung:
- *  - Loads: with unit increments and 16-byte-aligned data, each thread reads 128-bit vectors
- *    (float4 / double2) and issues four of them before adding anything (the grid-stride loop
- *    unrolled 4x into four independent accumulators): 64 bytes (asum) or 128 bytes (dot) in
- *    flight per thread instead of 8, which is what a streaming read needs to approach the DRAM
- *    bandwidth. The few scalar elements before the first aligned vector (head) and after the
- *    last whole one (tail) are added by the first threads. For dot, x and y must share the
- *    same offset within 16 bytes. Any other increment (or misalignment) takes a scalar strided
- *    path, also unrolled 4x so four loads are in flight.
- *  - Tree: warps reduce in registers with __shfl_down_sync (no shared memory, no barrier),
- *    one value per warp goes to shared memory, and the first warp reduces those: one
- *    __syncthreads per block instead of eight.
- * Grid: min(4 * SMs, ceil(n / per-block chunk)) blocks of 256 threads, single wave
- * (__launch_bounds__(256, 4)); partials to the workspace, combined by a second one-block
- * launch in a fixed order. Grid depends only on n, the increments and the device; the split
- * between head, vectors and tail depends on the address modulo 16, so results are bitwise
- * identical run to run for the same buffers, while the same values stored at another
- * alignment may round differently.
+ * Rung 6, shuffle: two changes to rung 5.
+ *  - Loads: with unit increments and 16-byte-aligned data each thread reads 128-bit vectors
+ *    (float4 / double2) and issues four before adding anything (the grid-stride loop unrolled
+ *    4x into four accumulators): 64 bytes (asum) or 128 bytes (dot) in flight per thread
+ *    instead of 8. Scalar head and tail elements are added by the first threads. For dot,
+ *    x and y must share the offset within 16 bytes; anything else takes a scalar strided path,
+ *    also unrolled 4x.
+ *  - Block sum: warps reduce in registers with __shfl_down_sync, one value per warp goes to
+ *    shared memory and the first warp reduces those: one barrier per block instead of eight.
  *
- * Measured, run 2 (H200, inputs rotated through 2x L2, device result; ceiling = streaming read
- * 4477 GB/s): sasum 2^20: 7.08 us (593 GB/s, 13.2%, 1.11x cuBLAS), 2^28: 4440 GB/s (99.2%,
- * 1.72x cuBLAS); dasum 2^28: 4497 GB/s (100.5%); sdot 2^28: 4503 GB/s (100.6%); ddot 2^20:
- * 9.40 us (1.21x cuBLAS), 2^28: 4533 GB/s (101.3%, 1.02x cuBLAS): +21% over rung 5 at 2^28
- * (sasum). Targets met; unchanged after run 2 (the mid-size latency work is in rung 7).
+ * Why: a streaming read needs bytes in flight; the gain is largest where rung 5 was short of
+ * them (FP32 asum). Limit: two launches per call, a fixed cost that dominates small n.
+ * Resources: 256 threads, 4 blocks per SM (__launch_bounds__(256, 4)), 32 words of shared
+ * memory; grid min(4 * SMs, ceil(n / chunk)); partials combined by a second one-block launch
+ * in a fixed order. The head/vector/tail split depends on the address modulo 16: the same
+ * buffers give bitwise identical results, the same values at another alignment may round
+ * differently. Measured: docs/ladders/reduction.md.
  */
 #include "../common/common.cuh"
 

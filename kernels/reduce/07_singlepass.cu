@@ -1,75 +1,24 @@
 /*
- * Rung 7, single pass: the shuffle rung's loads and block sums, but one launch per call and
- * no second kernel. Each block writes its partial to the workspace and takes a ticket from a
- * counter in the workspace with one acquire-release atomic (atom.acq_rel.gpu.inc, which wraps
- * back to 0 on the last ticket, so the counter is left zero for the next call). The block
- * that draws the last ticket knows every partial is written: it adds them in a fixed order
- * (thread t takes partials t, t+256, ..., all its loads issued before the first add, then the
- * warp-shuffle block sum) and writes *result. No float atomics: the result is bitwise
- * reproducible run to run. Small vectors (n * sizeof(T) <= 32 KiB) run as one block that
- * writes *result directly: no partials, no counter.
+ * Rung 7, singlepass: rung 6's loads and block sums in one launch per call. Each block writes
+ * its partial and takes a ticket with one acquire-release atomic (atom.acq_rel.gpu.inc, which
+ * wraps to 0 on the last ticket, leaving the counter ready for the next call); the block with
+ * the last ticket adds the partials in a fixed order (all its loads issued before the adds,
+ * then the warp-shuffle sum) and writes *result. No float atomics: bitwise reproducible run to
+ * run. Vectors of at most 32 KiB run as one block with no partials and no counter.
  *
- * Measured, run 2 (H200, device result, inputs rotated through 2x L2 so every call reads
- * DRAM; ceiling = streaming read 4477 GB/s): n = 2^10: 3.4-3.6 us per call (cuBLAS 7.4-7.8 us:
- * 2.1-2.3x); n = 2^20: sasum 5.41 us (775 GB/s, 17%; 1.45x cuBLAS), dasum 6.76 us, sdot 6.58,
- * ddot 8.55 (1.33-1.71x cuBLAS); n = 2^28: sasum 4455 GB/s (99.5%, 1.73x cuBLAS), dasum 4504
- * (100.6%), sdot 4511 (100.8%), ddot 4539 GB/s (101.4%, 1.02x cuBLAS).
- *
- * Changes after run 2, aimed at n = 2^15 ... 2^22, where a call is a fixed cost (launch gap,
- * DRAM latency, the last block's combine) plus a few microseconds of streaming:
- *  - Programmatic dependent launch (Hopper, cc >= 9): the kernel is launched with
- *    cudaLaunchAttributeProgrammaticStreamSerialization, lets the next launch start as soon
- *    as all its blocks are running (griddepcontrol.launch_dependents), and waits for the
- *    previous grid to finish and flush (griddepcontrol.wait) before touching any memory. Back
- *    to back calls overlap the next launch's setup and block scheduling with this call's
- *    work; after any other kernel the wait is an ordinary stream dependency. Expected:
- *    -1 to -1.5 us per call at every n (the launch gap is most of a 2^20 call).
- *  - Ticket: one acq_rel atomic instead of two sequentially-consistent __threadfence()s
- *    (one by thread 0 of every block, one by all 256 threads of the last block).
- *  - Combine: each thread of the last block issues all its partial loads (from L2) before
- *    adding (was one dependent L2 round trip per partial).
- *  - Grid: blocks = min(4 * SMs, ceil(units / 512)) (was ceil(units / 1024)): at mid n every
- *    SM gets 4 blocks and each thread 2-4 vectors, and a thread's last, partial round of
- *    loads is issued at once (guarded) instead of one dependent load per iteration.
- *  - Strided path (increments other than 1, or x and y at different 16-byte offsets): the
- *    loop is unrolled 8 deep (was 4), so 8 (asum) or 16 (dot) loads are in flight per thread.
- * Expected after the change: n = 2^20 sasum ~4 us, dasum/sdot ~5 us, ddot ~6.5-7 us. Note
- * the floor at 2^20 under the benchmark's method: every call reads DRAM, so ddot's 16 MB
- * alone take 3.75 us at 4477 GB/s and the 5 us target is out of reach for ddot there.
- *
- * Measured, run 3 (same method): n = 2^10: 2.9-3.8 us; n = 2^20: sasum 4.11 us, dasum 5.81,
- * sdot 4.89, ddot 7.51 (1.6-2.0x cuBLAS); sdot/ddot 2^26-2^28: 99-101% of streaming read.
- * But asum at large n regressed: sasum 2^26 83.0 us (72%; shuffle 64.7), 2^28 318 us (75%;
- * shuffle 241); dasum 2^28 625 us (77%, slower than cuBLAS's 541; shuffle 478). Both asums
- * lost the same 24% from 2^24 up, dot nothing.
- *
- * Changes after run 3:
- *  - Trigger placement: the next launch is let in at once only for calls reading <= 16 MB
- *    (where overlapping it is most of the gain); above that, each block triggers after its
- *    loads are done. Launching the dependent grid at the very start of a long grid is the
- *    only run-2 -> run-3 change on the large-n path, and the usual advice is not to: its
- *    blocks compete with the running grid for SM resources (asum, with half of dot's bytes
- *    in flight, had no margin). Expected: asum back to >= 99% at 2^26-2^28 (run 2: 99.5%).
- *  - 128 bytes in flight per thread for asum too: 8 vectors per round (was 4; dot keeps 4 x
- *    and 4 y). The last, partial round now uses clamped unconditional loads (index past the
- *    end -> last vector, term -> 0) instead of guarded ones: with guarded loads ptxas had
- *    interleaved loads and adds in the main loop (SASS: 4-5 loads before the first add, not
- *    8, in dot as well); now all 8 are issued first in all four kernels (checked in SASS).
- *  - L2 prefetch before the PDL wait (unit stride): threads 0..U-1 of each block issue one
- *    bulk prefetch (cp.async.bulk.prefetch.L2, 4 KB) per stream for the vectors the block
- *    reads in its first round. Safe before the wait: it returns no data, and L2 is where
- *    every write of the previous grid lands. At n <= 2^20 the first round is everything, so
- *    the next call's DRAM reads overlap this call's tail (last block's combine, grid
- *    completion, flush) instead of starting after it. Expected at 2^20: ddot 7.5 -> ~5 us
- *    (16 MB is 3.7 us of transfer), dasum 5.8 -> ~4 us, sasum/sdot -0.5 us.
- *
- * Determinism: the grid depends only on n, the increments and the device; the split of a
- * unit-stride vector into a scalar head, 16-byte vectors and a scalar tail depends on the
- * address of x modulo 16, so the same values stored at another alignment may round
- * differently. For a given call (same buffers) results are bitwise identical run to run.
- *
- * Workspace: partials from the start; the counter (unsigned int) in the last 256 bytes,
- * which no other reduction rung writes.
+ * Why: at small and mid n a call is a fixed cost (launch, DRAM latency, combining) plus a
+ * little streaming; one launch instead of two halves the first part. On Hopper the kernel is
+ * launched with programmatic dependent launch: it waits for the previous grid before touching
+ * memory, lets the next launch start at once for calls reading up to 16 MB (only after its
+ * loads above that, where an early launch competes with the streaming), and prefetches its
+ * first round into L2 before the wait. Unit stride: 128 bytes in flight per thread (8 vectors
+ * for asum, 4 + 4 for dot), the last partial round with clamped unconditional loads so all
+ * loads issue first; strided path unrolled 8 deep.
+ * Limit: at a non-unit increment the strided single pass is weaker than rung 6 for FP32 asum
+ * (`auto` sends that case to shuffle).
+ * Resources: 256 threads, 4 blocks per SM, 32 words of shared memory; partials from the start
+ * of the workspace, the counter in its last 256 bytes (no other rung writes there).
+ * Measured: docs/ladders/reduction.md.
  */
 /* Rung 6's building blocks: 16-byte vector types and terms (shuf_vec, shuf_vterm), the warp-
  * shuffle block sum (shuf_block_sum). */
@@ -253,7 +202,7 @@ __global__ void __launch_bounds__(BLOCK, SP_BLOCKS_PER_SM)
     }
     /* Nothing is read or written before the previous grid has finished (PDL). Small calls let
      * the next launch start at once; large ones only after this grid's loads (launched early,
-     * the next grid's blocks competed with this one's streaming: run 3 asum lost 24%). */
+     * the next grid's blocks compete with this one's streaming and asum lost a quarter). */
     mb_grid_wait();
     if (early) mb_grid_launch_next();
     T v = sp_thread_sum<BLOCK, T, IS_DOT, VEC>(a, head, nvec);

@@ -1,8 +1,11 @@
 /*
- * Rung 1, naive: one thread per element of A, B = alpha * op(A) written directly. threadIdx.x
- * walks the rows of (column-major) A, so reads coalesce; for the transpose the writes land
- * ldb elements apart, one 32-byte sector per element: the write side wastes most of the
- * memory bandwidth. The baseline for the transpose ladder.
+ * Rung 1, naive: one thread per element of A, B = alpha * op(A) written directly.
+ *
+ * Why: the baseline. threadIdx.x walks the rows of (column-major) A, so the reads coalesce.
+ * Limit: for the transpose the writes land ldb elements apart, one 32-byte sector per 4- or
+ * 8-byte element: the write side moves 8x (float) or 4x (double) the useful bytes.
+ * Resources: no shared memory. Measured: docs/ladders/transpose.md (tables generated from
+ * perf/results/<gpu>/).
  */
 #include "../common/common.cuh"
 

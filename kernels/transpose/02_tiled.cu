@@ -1,20 +1,17 @@
 /*
  * Rung 2, tiled: a block of 32x32 threads stages a 32x32 tile of A in shared memory. Reads:
- * threadIdx.x walks the rows of a column of A (coalesced, as in naive). Writes: after a
- * barrier, threadIdx.x walks the rows of a column of B, i.e. the tile is read back transposed
- * from shared memory, so the writes are coalesced too (naive scattered them ldb elements
- * apart, one 32-byte sector per 4- or 8-byte element). What remains slow: the transposed
- * shared read tile[tx][ty] is a column of a 32-wide array, all 32 lanes of a warp on one bank
- * (32-way conflict for float); rung 3 pads it away.
+ * threadIdx.x walks a column of A (coalesced). Writes: after a barrier, threadIdx.x walks a
+ * column of B, i.e. the tile is read back transposed from shared memory, so the writes
+ * coalesce too.
  *
- * trans = 0 (scaled copy) needs no staging: each thread copies one element, coalesced.
- * Edge tiles are bounds-checked element by element; tiles are walked with grid strides in
- * both dimensions, so any rows/cols fit in gridDim.y <= 65535.
- *
- * Measured, run 2 (H200, trans = T, ceiling = device copy 4255 GB/s read + write):
- * somatcopy 1024^2: 731 GB/s (17.2%, 0.59x cuBLAS geam), 4096^2: 973 GB/s (22.9%, 0.29x);
- * domatcopy 1024^2: 1339 GB/s (31.5%, 0.57x), 4096^2: 1799 GB/s (42.3%, 0.46x).
- * Unchanged after run 2 (a teaching rung).
+ * Why: naive scattered its writes one sector per element; here both sides move whole sectors.
+ * Limit: the transposed shared read tile[tx][ty] is a column of a 32-wide array: all 32 lanes
+ * of a warp on one bank (a 32-way conflict for float); rung 3 pads it away. One element per
+ * thread and a barrier between the phases also keep few bytes in flight.
+ * Resources: 1024 threads, 4 KB (float) / 8 KB (double) of shared memory per block.
+ * trans = N (scaled copy) needs no staging: one coalesced element per thread. Edge tiles are
+ * bounds-checked; tiles are walked with grid strides, so any size fits the grid limits.
+ * Measured: docs/ladders/transpose.md.
  */
 #include "../common/common.cuh"
 

@@ -1,15 +1,15 @@
 /*
- * Rung 3, padded: the tiled rung with the shared tile declared [32][33]. The write phase reads
- * a column of the tile, tile[tx][ty] for tx = 0..31: with 32 floats per row those 32 words are
- * 32*4 bytes apart, all on one bank (a 32-way conflict: the read is replayed 32 times). With
- * 33 per row consecutive tx are 33 words apart, 33 mod 32 = 1: every lane on its own bank
- * (double: 66 words apart, lanes pair up on 2 banks each, the 2 wavefronts any 256-byte
- * access needs). Nothing else changes; trans = 0 is the same coalesced scaled copy.
+ * Rung 3, padded: rung 2 with the shared tile declared [32][33].
  *
- * Measured, run 2 (H200, trans = T, ceiling = device copy 4255 GB/s read + write):
- * somatcopy 1024^2: 967 GB/s (22.7%, 0.78x cuBLAS geam), 4096^2: 1371 GB/s (32.2%, 0.40x);
- * domatcopy 1024^2: 1758 GB/s (41.3%, 0.74x), 4096^2: 2483 GB/s (58.3%, 0.64x): +41% (float)
- * and +38% (double) over rung 2 at 4096^2. Unchanged after run 2.
+ * Why: the write phase reads a tile column, tile[tx][ty] for tx = 0..31. With 32 floats per
+ * row those words are 128 bytes apart, all on one bank (the read is replayed 32 times); with
+ * 33 per row consecutive tx are 33 words apart, 33 mod 32 = 1: every lane on its own bank
+ * (double: lanes pair up on 2 banks each, the 2 wavefronts any 256-byte access needs).
+ * Limit: removing the conflict does not add bytes in flight: one element per thread, 1024-
+ * thread blocks, a barrier between load and store phases. DRAM latency, not shared memory,
+ * is what limits it (docs/ladders/transpose.md measures the padding's gain).
+ * Resources: 1024 threads, 4.1 KB (float) / 8.3 KB (double) of shared memory per block.
+ * Measured: docs/ladders/transpose.md.
  */
 #include "../common/common.cuh"
 

@@ -1,19 +1,15 @@
 /*
- * Rung 4, multi-element: the padded 32x32 tile moved by 32x8 threads, each thread carrying 4
- * elements (rows ty, ty+8, ty+16, ty+24 of the tile). Its four loads are issued before the
- * barrier, so four are in flight per thread; a block of 256 threads instead of 1024 lets more
- * blocks (tiles) share an SM and hides the barriers, and the index arithmetic is paid once
- * per four elements. Same for trans = 0: each thread copies four elements, coalesced.
+ * Rung 4, multi: the padded 32x32 tile moved by 32x8 threads, each carrying 4 elements (rows
+ * ty, ty+8, ty+16, ty+24 of the tile), all four loads issued before the barrier.
  *
- * Measured, run 2 (H200, trans = T, ceiling = device copy 4255 GB/s read + write):
- * somatcopy 1024^2: 1581 GB/s (37.1%, 1.27x cuBLAS geam), 4096^2: 3198 GB/s (75.1%, 0.94x);
- * domatcopy 1024^2: 2323 GB/s (54.6%, 0.98x cuBLAS), 4096^2: 3944 GB/s (92.7%, 1.01x).
- * ptxas then: float 32 registers, double 40 (6 blocks of 256 threads per SM).
- * Change after run 2: __launch_bounds__(256, 8) caps double at 32 registers (4 bytes of
- * spill, once per tile), so 8 blocks fit per SM as for float: 1056 tiles in flight on 132
- * SMs, i.e. the 1024 tiles of a 1024^2 matrix in one wave instead of two (792 slots).
- * Expected: domatcopy 1024^2 from 7.22 us to below cuBLAS's 7.10; larger sizes unchanged or
- * slightly better (more tiles in flight per SM).
+ * Why: four loads in flight per thread instead of one, and 256-thread blocks let several
+ * tiles share an SM so one block's barrier is hidden by the others; the index arithmetic is
+ * paid once per four elements. trans = N: four coalesced elements per thread.
+ * Limit: 4- or 8-byte accesses, one memory instruction per element; at small matrices the
+ * launch and the ramp-up are a large part of the call.
+ * Resources: 256 threads, __launch_bounds__(256, 8) (at most 32 registers: 8 blocks per SM;
+ * double spills a few bytes once per tile), 4.1 KB / 8.3 KB of shared memory per block.
+ * Measured: docs/ladders/transpose.md.
  */
 #include "../common/common.cuh"
 

@@ -1,89 +1,23 @@
 /*
- * Rung 5, vectorised: tiles moved with 16-byte loads and stores (float4: 4 floats, double2:
- * 2 doubles) by 256 threads, each carrying 2 or 4 vectors, all loads issued before the
- * barrier, and a quarter (half) of the memory instructions of rung 4 per element.
+ * Rung 5, vectorized: tiles moved with 16-byte loads and stores (float4 / double2) by 256
+ * threads, each carrying 2 or 4 vectors, all loads issued before the barrier. 8 consecutive
+ * lanes take 8 consecutive vectors of one column (128 contiguous bytes), the 4 lane groups of
+ * a warp 4 columns; each tile column is padded by one element, which keeps both shared phases
+ * free of bank conflicts for this lane layout.
+ * Around the data path: tiles of 64x64 (float) or 64x32 (double), halved when the big ones
+ * would leave SMs with few tiles; one block per tile in bands of VEC_BAND row tiles (short,
+ * wide windows of A and B in flight); streaming (evict-first) stores of interior tiles; on
+ * Hopper programmatic dependent launch, with an L2 prefetch of the tile before the wait and
+ * the next launch let in only after this block's loads.
  *
- * Lanes: 8 consecutive lanes take 8 consecutive vectors of one column (128 contiguous
- * bytes), the 4 lane groups of a warp take 4 columns. Read phase: a vector of A's column c
- * goes to tile[c][r .. r+W-1] (W scalar shared stores). Write phase: a vector of B's column,
- * which is a row of the tile, is gathered as tile[c .. c+W-1][r] and stored as one vector.
- * With each tile column padded by one element both shared phases are conflict-free for this
- * lane layout (float: bank = c + 4*v + k mod 32 covers 32 distinct banks; double: 16
- * distinct 8-byte bank pairs per half-warp; the pad is 1 mod 32 words for every tile here).
- *
- * Vectors need A and B 16-byte aligned and lda, ldb multiples of W (then every column starts
- * aligned). A vector that would cross the edge of the matrix (rows or cols not a multiple of
- * W, edge tiles) is moved element by element. When the alignment does not hold, the call
- * takes rung 4's scalar kernel (32x32 tile, 32x8 threads, 4 elements per thread).
- * trans = 0: the same vectors copied and scaled straight from A to B, no shared memory.
- *
- * Measured, run 2 (H200; ceiling = device copy 4255 GB/s read + write; 64x64 tiles for both
- * precisions then): somatcopy T 1024^2: 1601 GB/s (37.6%, 1.29x cuBLAS geam), 4096^2: 3645
- * GB/s (85.7%, 1.08x cuBLAS); domatcopy T 1024^2: 2250 GB/s (52.9%, 0.95x cuBLAS), 4096^2:
- * 3809 GB/s (89.5%, 0.98x cuBLAS; rung 4 did 3944). ptxas: float 48 registers (5 blocks per
- * SM), double 64 registers and 33 KB of shared memory (4 blocks per SM).
- *
- * Changes after run 2:
- *  - __launch_bounds__(256, 8): at most 32 registers, so 8 blocks (2048 threads) fit per SM
- *    (was 5 / 4); with one block per tile that halves the number of waves and the idle tail
- *    of the last one (4096^2 float: 6.2 waves -> 3.9).
- *  - Tile shape per precision and size: float 64x64 (16.6 KB shared); double 64 rows x 32
- *    columns (16.6 KB, 4 vectors per thread, was 64x64 with 8 vectors and 33 KB); when the
- *    big tiles would number fewer than 4 per SM (1024^2 float: 256 tiles on 132 SMs) the
- *    launcher takes half-size tiles (float 64x32, double 32x32) so every SM has work.
- *  - Streaming stores (st.global.cs) for interior tiles of B: written once, evict first.
- *  - Programmatic dependent launch (Hopper): the next launch in the stream may start while
- *    this grid runs; each grid waits (griddepcontrol.wait) before touching memory. Hides
- *    most of the launch gap between back-to-back calls (the bulk of a 1024^2 call).
- * Expected: >= 3830 GB/s (90% of copy) at 4096^2 for both precisions and above cuBLAS at
- * 1024^2 double (now 7.46 us vs 7.10).
- *
- * Measured, run 3 (copy ceiling 4251 GB/s): somatcopy T 4096^2 3769 GB/s (88.7%), 8192x2048
- * 89.0%, 8192^2 90.3%, 16384^2 90.2% (96.3% of cuBLAS's 3980); domatcopy T 4096^2 88.3%
- * (96.4% of cuBLAS), 8192^2 87.6% (cuBLAS 4005 GB/s), 16384^2 86.5%, 8192x2048 88.0%.
- *
- * Changes after run 3:
- *  - Tile order: a 1D grid of exactly one block per tile (no grid-stride loop, nothing live
- *    across tiles), numbered in bands of 32 row tiles, each band walked column of tiles by
- *    column of tiles (vec_tile_of). The ~1000 tiles in flight then cover ~32 x ~33 tiles: A
- *    columns read and B columns written in runs of 8-16 KB. Before, blockIdx.x = row tile
- *    over the whole height: whole A columns in order, but at 16384^2 only ~4 tiles (1 KB) of
- *    each B column in flight, i.e. writes scattered over ~16000 DRAM pages. Expected: the
- *    large sizes (8192^2, 16384^2, double most) +2-5%.
- *  - L2 prefetch before the PDL wait: threads 0..TC-1 of each block issue one bulk prefetch
- *    (cp.async.bulk.prefetch.L2) of their A column piece of the block's tile (interior tiles).
- *    A hint that returns no data; L2 is where every write of the previous grid lands, so the
- *    loads after the wait still see them. Blocks of the next call that become resident while
- *    this call drains its last wave start their DRAM reads during that tail. Expected: most
- *    of the tail back at 4096^2 (3.9 waves: +2-3%).
- *
- * Measured, run 4 (copy ceiling 4243 GB/s): float T 4096^2 88.3%, 8192^2 93.0%, 16384^2
- * 92.1% (98.6% of cuBLAS), 8192x2048 89.2%; double T 4096^2 91.7%, 8192^2 91.3% (96.3% of
- * cuBLAS), 16384^2 90.6%, 8192x2048 91.6%. Double trails float by ~1.5% at >= 8192^2.
- *
- * Change after run 4: band height per tile shape, from the resident block count N (launcher):
- * bh = floor(sqrt(N * TC / TR)) row tiles (<= 32), so the in-flight window of tiles is about
- * square in elements. Float 64x64 keeps 32 (2048 x 2112 window: 8 KB runs of both A and B
- * columns, the float numbers above); double 64x32 goes 32 -> 22 (window 2048 x 1056 ->
- * 1408 x 1536: A runs 16 -> 11 KB, B runs 8 -> 12 KB, i.e. the balance float already has).
- * Expected: double >= 8192^2 +1-2% (towards float's 93%); float unchanged (same order).
- * Run 5: float 4096^2 87.7%, 8192x2048 88.9% of copy; double 91.5-92.0%.
- *
- * Change after run 5 (session 3): the knobs at the top were swept in one run (two
- * repetitions; perf/sweep/transpose_knobs.sh, no rotation, copy ceiling 4191-4220
- * GB/s): band height 1, 2, 3, 4, 6, 8, 16 and the computed 32 (float), stores with and without
- * .cs, prefetch on/off, trigger at once or after the loads, 6 blocks per SM, tiles 128x32 and
- * 32x128. Two things paid: narrow bands (float 4096^2 3728 -> 3804 GB/s at heights 1-4; 16
- * and the computed 32 were the worst) and triggering the next launch only after this
- * block's loads (3804 -> 3930: triggered at once, the next grid's blocks take SM slots from
- * this grid's tail); together float
- * 4096^2 3930 GB/s, 8192x2048 3949, 2048x8192 3905, 8192^2 4082; double 4096^2 3994 (from
- * 3902). 6 blocks per SM did as well as the late trigger; .cs stores beat plain ones (3715 vs
- * 3651); the other tiles and the prefetch change made no difference beyond noise (1%). Now:
- * VEC_BAND 4, VEC_LATE_TRIGGER 1. A second sweep on top of these (perf/sweep/transpose_knobs.sh)
- * found 6 blocks per SM (launch bound; was 8) another +1.2-1.5% at every size (float 4096^2
- * 3925 -> 3981 GB/s, 8192^2 4078 -> 4112; double 4096^2 3984 -> 4037): fewer, larger-register
- * blocks, each with the same 16 KB tile in flight. VEC_BLOCKS_PER_SM is now 6.
+ * Why: a quarter (float) or half (double) of rung 4's memory instructions per byte and 4x the
+ * bytes per request; the launch-level choices take the last few percent at every size.
+ * Limit: vectors need A and B 16-byte aligned and lda, ldb multiples of the vector width; a
+ * vector crossing the matrix edge is moved element by element, and a call whose alignment
+ * does not hold takes rung 4's scalar kernel. trans = N: vectors copied and scaled directly.
+ * Resources: 256 threads, launch bound 6 blocks per SM (VEC_BLOCKS_PER_SM), about 16.6 KB of
+ * shared memory per block for the big tiles. The knobs below (-D overridable) are swept by
+ * perf/sweep/transpose_knobs.sh. Measured: docs/ladders/transpose.md.
  */
 #include "../common/common.cuh"
 
@@ -124,8 +58,8 @@ __device__ __forceinline__ void vec_prefetch_l2(const void *p, unsigned bytes) {
  * of tiles (ti fastest within the band). Blocks run roughly in t order, so the ~800 tiles in
  * flight cover about bh row tiles x 800 / bh column tiles. With VEC_BAND = 4 that window is
  * short and wide (256 rows of A: 1 KB runs of each A column, long runs of B columns); it
- * measured 2% faster than the square window of bh = 32 and than the plain ti-fastest order
- * (see the top of the file).
+ * measured faster than the square window of bh = 32 and than the plain ti-fastest order
+ * (docs/ladders/transpose.md, "tried, did not pay").
  */
 #define VEC_BAND_MAX 32 /* the launcher's 2^31 numbering check assumes bands <= 32 tiles */
 __device__ __forceinline__ void vec_tile_of(unsigned t, unsigned row_tiles, unsigned col_tiles,
@@ -311,7 +245,7 @@ static cudaError_t vec_launch(const mb_omatcopy_args *a, int pdl, cudaStream_t s
     cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute attr[1] = {};
     const unsigned row_tiles = (unsigned)mb_cdiv(a->rows, TR), col_tiles = (unsigned)mb_cdiv(a->cols, TC);
-    /* Band height: VEC_BAND row tiles (measured, see the top of the file). */
+    /* Band height: VEC_BAND row tiles (measured: docs/ladders/transpose.md). */
     const long bh = VEC_BAND;
     /* one block per tile, 1D, in the banded order of vec_tile_of */
     cfg.gridDim = dim3(row_tiles * col_tiles);

@@ -3,7 +3,7 @@
  * pulls in 10_warptiled.cu with MB_GEMM_WARPTILED_NO_LAUNCHERS, so nothing is defined twice). */
 #if SW_PART == 0
 #include "gemm/12_dmma.cu"
-#include "gemm/14_tf32x3.cu"
+#include "gemm/13_tf32x3.cu"
 #else
 #include "gemm/11_tuned.cu"
 #endif
