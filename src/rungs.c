@@ -7,6 +7,14 @@
 #include <string.h>
 #include <strings.h>
 #include "internal.h"
+#include "arch.h"
+
+#ifndef MB_CUDA_ARCHITECTURES
+#define MB_CUDA_ARCHITECTURES "unknown"
+#endif
+#ifndef MB_HAVE_SM90A
+#define MB_HAVE_SM90A 0
+#endif
 
 static const char *const op_names[MINIBLAS_OP_COUNT] = {
     "sgemm", "dgemm", "somatcopy", "domatcopy", "sasum", "dasum", "sdot", "ddot"};
@@ -118,9 +126,16 @@ miniblas_status_t mb_select(struct miniblas_context *h, miniblas_op_t op, const 
                        "%s=%s names no %s rung; valid names: %s", op_env[op], h->env_value[op],
                        op_names[op], names);
     }
+    mb_target tg = mb_target_of(h->device, h->cc_major * 10 + h->cc_minor);
+    char why[384];
     if (idx == MB_SEL_AUTO) {
-        idx = mb_auto_pick(op, shape, allow_reduced, h->cc_major, h->cc_minor);
+        idx = mb_auto_pick_target(op, shape, allow_reduced, &tg);
         from = NULL;
+        if (idx < 0 && n > 0) { /* no rung runs here: say why the first (plainest) one does not */
+            mb_rung_runs(op, 0, &tg, why, sizeof why);
+            return mb_fail(h, MINIBLAS_STATUS_NOT_SUPPORTED, 0, "no %s rung runs on this GPU: %s",
+                           op_names[op], why);
+        }
     }
     if (idx < 0 || idx >= n) /* the auto table named a rung that is not registered */
         return mb_fail(h, MINIBLAS_STATUS_UNKNOWN_RUNG, 0, "no %s rung for this shape",
@@ -131,10 +146,10 @@ miniblas_status_t mb_select(struct miniblas_context *h, miniblas_op_t op, const 
                        "miniblas_set_math_mode(MINIBLAS_MATH_ALLOW_REDUCED_PRECISION) or "
                        "MINIBLAS_MATH_MODE=tf32",
                        op_names[op], t[idx].name, from);
-    if ((t[idx].flags & MB_RUNG_NEEDS_SM90A) && !(h->cc_major == 9 && h->cc_minor == 0))
-        return mb_fail(h, MINIBLAS_STATUS_NOT_SUPPORTED, 0,
-                       "%s rung '%s' needs a compute capability 9.0 GPU (this one is %d.%d)",
-                       op_names[op], t[idx].name, h->cc_major, h->cc_minor);
+    if (!mb_rung_runs(op, idx, &tg, why, sizeof why))
+        return mb_fail(h, MINIBLAS_STATUS_NOT_SUPPORTED, 0, "%s rung '%s'%s%s%s: %s", op_names[op],
+                       t[idx].name, from ? " (chosen by " : "", from ? from : "", from ? ")" : "",
+                       why);
     *rung = &t[idx];
     return MINIBLAS_STATUS_SUCCESS;
 }
@@ -168,4 +183,132 @@ const char *miniblas_get_rung(miniblas_handle_t h, miniblas_op_t op) {
 const char *miniblas_last_rung(miniblas_handle_t h, miniblas_op_t op) {
     if (!h || !op_valid(op)) return NULL;
     return h->last_rung[op];
+}
+
+/* ---- what a GPU can run ----
+ * The rungs that need more than what every GPU the library builds for has (compute capability
+ * 7.5: warp shuffles, 64 KB of shared memory per block). Every other rung runs on any GPU the
+ * build has code for; the cp.async rungs (pipelined, warptiled, tuned) copy synchronously
+ * before 8.0 (kernels/gemm/gemm_common.cuh). A rung with MB_RUNG_NEEDS_SM90A (flag in its
+ * rungs.def line) needs a 9.0 GPU and the sm_90a code, whatever this table says. */
+typedef struct mb_rung_need {
+    miniblas_op_t op;
+    const char *rung;
+    int min_cc;
+    const char *what; /* the instruction the older GPUs lack */
+} mb_rung_need;
+
+static const mb_rung_need needs[] = {
+    {MINIBLAS_OP_DGEMM, "dmma", 80, "FP64 tensor-core mma.sync"},
+    {MINIBLAS_OP_SGEMM, "tf32", 80, "TF32 tensor-core mma.sync"},
+    {MINIBLAS_OP_SGEMM, "tf32x3", 80, "TF32 tensor-core mma.sync"},
+    {MINIBLAS_OP_SGEMM, "wgmma_tf32x3", 90, "Hopper warpgroup MMA (wgmma)"},
+};
+
+static const mb_rung_need *need_of(miniblas_op_t op, int index) {
+    const char *name = miniblas_rung_name(op, index);
+    if (!name) return NULL;
+    for (size_t i = 0; i < sizeof needs / sizeof needs[0]; ++i)
+        if (needs[i].op == op && strcmp(needs[i].rung, name) == 0) return &needs[i];
+    return NULL;
+}
+
+int mb_rung_min_cc(miniblas_op_t op, int index) {
+    const mb_rung_need *x = need_of(op, index);
+    int min = x ? x->min_cc : 0;
+    if ((miniblas_rung_flags(op, index) & MB_RUNG_NEEDS_SM90A) && min < 90) min = 90;
+    return min;
+}
+
+int mb_build_has_sm90a(void) { return MB_HAVE_SM90A; }
+
+mb_target mb_target_of(int device, int cc) {
+    mb_target t;
+    t.cc = cc;
+    t.code_cc = mb_code_cc(device);
+    if (t.code_cc < 0) t.code_cc = cc; /* the runtime cannot say: assume the build fits */
+    t.has_sm90a = MB_HAVE_SM90A;
+    return t;
+}
+
+#define WHY(...) (why && why_size ? (void)snprintf(why, why_size, __VA_ARGS__) : (void)0)
+
+int mb_rung_runs(miniblas_op_t op, int index, const mb_target *t, char *why, size_t why_size) {
+    int n = 0;
+    const mb_rung *r = mb_op_rungs(op, &n);
+    if (why && why_size) why[0] = '\0';
+    if (index < 0 || index >= n) {
+        WHY("no such rung");
+        return 0;
+    }
+    const mb_rung_need *x = need_of(op, index);
+    const char *what = x ? x->what : "its instructions";
+    if (t->code_cc == 0) {
+        WHY("this libminiblas has no code for compute capability %d.%d (built for CUDA "
+            "architectures %s); rebuild with -DCMAKE_CUDA_ARCHITECTURES=%d or a list holding it",
+            t->cc / 10, t->cc % 10, MB_CUDA_ARCHITECTURES, t->cc);
+        return 0;
+    }
+    if (r[index].flags & MB_RUNG_NEEDS_SM90A) {
+        if (t->cc != 90) {
+            WHY("needs a compute capability 9.0 GPU (%s); this one is %d.%d", what, t->cc / 10,
+                t->cc % 10);
+            return 0;
+        }
+        if (!t->has_sm90a) {
+            WHY("needs sm_90a code (%s), which this build lacks (CUDA architectures %s); "
+                "rebuild with 90 in CMAKE_CUDA_ARCHITECTURES", what, MB_CUDA_ARCHITECTURES);
+            return 0;
+        }
+        return 1;
+    }
+    int min = mb_rung_min_cc(op, index);
+    if (t->cc < min) {
+        WHY("needs compute capability %d.%d or newer (%s); this GPU is %d.%d", min / 10,
+            min % 10, what, t->cc / 10, t->cc % 10);
+        return 0;
+    }
+    if (t->code_cc < min) {
+        WHY("needs code for compute capability %d.%d or newer (%s); on this %d.%d GPU the "
+            "library runs code built for %d.%d (CUDA architectures %s): add %d to "
+            "CMAKE_CUDA_ARCHITECTURES", min / 10, min % 10, what, t->cc / 10, t->cc % 10,
+            t->code_cc / 10, t->code_cc % 10, MB_CUDA_ARCHITECTURES, t->cc);
+        return 0;
+    }
+    return 1;
+}
+
+int miniblas_rung_min_compute_capability(miniblas_op_t op, int index) {
+    int n = 0;
+    mb_op_rungs(op, &n);
+    return index >= 0 && index < n ? mb_rung_min_cc(op, index) : -1;
+}
+
+const char *miniblas_cuda_architectures(void) { return MB_CUDA_ARCHITECTURES; }
+
+miniblas_status_t miniblas_rung_supported(miniblas_handle_t h, miniblas_op_t op, const char *name) {
+    if (!h) return MINIBLAS_STATUS_NOT_INITIALIZED;
+    mb_clear_error(h);
+    if (!op_valid(op)) return mb_fail(h, MINIBLAS_STATUS_INVALID_VALUE, 2, "invalid op %d", (int)op);
+    mb_target tg = mb_target_of(h->device, h->cc_major * 10 + h->cc_minor);
+    char why[384];
+    if (!name || strcasecmp(name, "auto") == 0) {
+        int n = miniblas_rung_count(op);
+        for (int i = 0; i < n; ++i)
+            if (mb_rung_runs(op, i, &tg, NULL, 0)) return MINIBLAS_STATUS_SUCCESS;
+        mb_rung_runs(op, 0, &tg, why, sizeof why);
+        return mb_fail(h, MINIBLAS_STATUS_NOT_SUPPORTED, 0, "no %s rung runs on this GPU: %s",
+                       op_names[op], why);
+    }
+    int i = mb_rung_index(op, name);
+    if (i < 0) {
+        char names[512];
+        mb_rung_name_list(op, names, sizeof names);
+        return mb_fail(h, MINIBLAS_STATUS_UNKNOWN_RUNG, 3, "'%s' names no %s rung; valid names: %s",
+                       name, op_names[op], names);
+    }
+    if (!mb_rung_runs(op, i, &tg, why, sizeof why))
+        return mb_fail(h, MINIBLAS_STATUS_NOT_SUPPORTED, 0, "%s rung '%s': %s", op_names[op],
+                       miniblas_rung_name(op, i), why);
+    return MINIBLAS_STATUS_SUCCESS;
 }

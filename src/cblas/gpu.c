@@ -37,7 +37,6 @@
 #include <omp.h>
 #endif
 #include "miniblas.h"
-#include "internal.h" /* libminiblas's handle and auto table: the gemm's rung is chosen once */
 #include "cblas_internal.h"
 #include "cblas_ptr.h"
 #include "stream_copy.h"
@@ -796,11 +795,10 @@ static int pin_rung(mbc_state *s, const mbc_gemm *g) {
     miniblas_op_t op = g->dbl ? MINIBLAS_OP_DGEMM : MINIBLAS_OP_SGEMM;
     const char *cur = miniblas_get_rung(s->h, op);
     if (!cur || strcmp(cur, "auto") != 0) return 0;
-    mb_shape shape = {g->m, g->n, g->k, g->ta | g->tb << 1, 0, 0};
-    int idx = mb_auto_pick(op, &shape,
-                           miniblas_get_math_mode(s->h) == MINIBLAS_MATH_ALLOW_REDUCED_PRECISION,
-                           s->h->cc_major, s->h->cc_minor);
-    const char *name = miniblas_rung_name(op, idx);
+    const char *name = miniblas_gemm_auto_rung(s->h, op, MiniblasColMajor,
+                                               g->ta ? MiniblasTrans : MiniblasNoTrans,
+                                               g->tb ? MiniblasTrans : MiniblasNoTrans,
+                                               g->m, g->n, g->k);
     return name && miniblas_set_rung(s->h, op, name) == MINIBLAS_STATUS_SUCCESS;
 }
 
