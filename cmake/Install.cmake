@@ -9,6 +9,9 @@
 # LD_PRELOAD=<prefix>/lib/libminiblas_cblas.so works without LD_LIBRARY_PATH.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
+# Two components: `library` (everything but the benchmarks) and `bench` (the benchmarks, which
+# also need cuBLAS); one .deb each, one .tar.gz with both.
+set(CMAKE_INSTALL_DEFAULT_COMPONENT_NAME library)
 
 set(_mb_cuda_libdir ${CUDAToolkit_LIBRARY_DIR})
 set(_mb_lib_rpath "$ORIGIN")
@@ -38,7 +41,7 @@ endif()
 foreach(b miniblas-bench miniblas-cblas-bench)
   if(TARGET ${b})
     set_target_properties(${b} PROPERTIES INSTALL_RPATH "${_mb_bin_rpath}")
-    install(TARGETS ${b} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+    install(TARGETS ${b} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT bench)
   endif()
 endforeach()
 
@@ -79,17 +82,29 @@ set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${PROJECT_DESCRIPTION}")
 set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/LICENSE)
 set(CPACK_RESOURCE_FILE_README ${PROJECT_SOURCE_DIR}/README.md)
 set(CPACK_GENERATOR "TGZ;DEB")
-set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_PROJECT_CONFIG_FILE ${CMAKE_CURRENT_LIST_DIR}/CPackOptions.cmake) # prefix per generator
+set(CPACK_DEB_COMPONENT_INSTALL ON)
+set(CPACK_ARCHIVE_COMPONENT_INSTALL OFF)
+set(CPACK_COMPONENTS_ALL library bench)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION libs)
-set(CPACK_DEBIAN_PACKAGE_HOMEPAGE ${PROJECT_HOMEPAGE_URL})
+set(CPACK_DEBIAN_LIBRARY_PACKAGE_NAME miniblas)
+set(CPACK_DEBIAN_BENCH_PACKAGE_NAME miniblas-bench)
+set(CPACK_DEBIAN_BENCH_PACKAGE_SECTION science)
 # The CUDA runtime comes from NVIDIA's repository (cuda-cudart-<major>-<minor>) or, where the
-# distribution packages it, libcudart<major>; the cblas drop-in dlopens a CPU BLAS (OpenBLAS).
+# distribution packages it, libcudart<major>; the cblas drop-in dlopens a CPU BLAS (OpenBLAS);
+# the benchmarks time cuBLAS.
 string(REGEX MATCH "^[0-9]+\\.[0-9]+" _mb_cuda_mm "${CUDAToolkit_VERSION}")
 string(REPLACE "." "-" _mb_cuda_dash "${_mb_cuda_mm}")
-set(CPACK_DEBIAN_PACKAGE_DEPENDS
-    "libc6 (>= 2.34), libstdc++6, libgcc-s1, cuda-cudart-${_mb_cuda_dash} | libcudart${CUDAToolkit_VERSION_MAJOR}")
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libopenblas0 | libopenblas0-pthread")
-set(CPACK_DEBIAN_PACKAGE_SUGGESTS "libcublas-${_mb_cuda_dash} | libcublas${CUDAToolkit_VERSION_MAJOR}")
-set(CPACK_SOURCE_IGNORE_FILES "/\\\\.git/;/build[^/]*/;/\\\\.device-deps/")
+set(_mb_cudart "cuda-cudart-${_mb_cuda_dash} | libcudart${CUDAToolkit_VERSION_MAJOR}")
+set(_mb_cublas "libcublas-${_mb_cuda_dash} | libcublas${CUDAToolkit_VERSION_MAJOR}")
+set(CPACK_DEBIAN_LIBRARY_PACKAGE_DEPENDS "libc6 (>= 2.34), libstdc++6, libgcc-s1, ${_mb_cudart}")
+set(CPACK_DEBIAN_LIBRARY_PACKAGE_RECOMMENDS "libopenblas0 | libopenblas0-pthread")
+set(CPACK_DEBIAN_BENCH_PACKAGE_DEPENDS
+    "miniblas (= ${PROJECT_VERSION}), libc6 (>= 2.34), libstdc++6, libgcc-s1, ${_mb_cudart}, ${_mb_cublas}")
+set(CPACK_COMPONENT_LIBRARY_DESCRIPTION "libminiblas, libminiblas_cblas, headers, CMake and pkg-config files, documentation")
+set(CPACK_COMPONENT_BENCH_DESCRIPTION "miniblas-bench and miniblas-cblas-bench: every rung against cuBLAS")
+set(CPACK_VERBATIM_VARIABLES ON)
+set(CPACK_SOURCE_GENERATOR TGZ)
+set(CPACK_SOURCE_IGNORE_FILES "/\\.git/;/build[^/]*/;/\\.device-deps/")
 include(CPack)
