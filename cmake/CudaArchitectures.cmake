@@ -4,7 +4,7 @@
 # supports that people use, each as machine code (SASS), plus PTX for the newest so that GPUs
 # newer than the toolkit compile it at load time:
 #   CUDA 13.x, 12.8, 12.9:  75 80 86 89 90 100 120 (SASS) + 120 (PTX)
-#   CUDA 11.8 ... 12.7:     75 80 86 89 90 (SASS) + 90 (PTX)
+#   CUDA 12.0 ... 12.7:     75 80 86 89 90 (SASS) + 90 (PTX)
 # Override with -DCMAKE_CUDA_ARCHITECTURES=native (the GPUs of this machine), or a list, where
 # CMake reads "80" as SASS and PTX for 8.0, "80-real" as SASS only, "80-virtual" as PTX only.
 #
@@ -23,10 +23,10 @@ function(miniblas_default_cuda_architectures)
   set(v ${CMAKE_CUDA_COMPILER_VERSION})
   if(v VERSION_GREATER_EQUAL 12.8)
     set(archs 75-real 80-real 86-real 89-real 90-real 100-real 120)
-  elseif(v VERSION_GREATER_EQUAL 11.8)
+  elseif(v VERSION_GREATER_EQUAL 12.0)
     set(archs 75-real 80-real 86-real 89-real 90)
   else()
-    message(FATAL_ERROR "miniblas needs CUDA 11.8 or newer (found ${v})")
+    message(FATAL_ERROR "miniblas needs CUDA 12.0 or newer (found ${v})")
   endif()
   set(CMAKE_CUDA_ARCHITECTURES "${archs}" CACHE STRING
       "CUDA architectures (default: every one CUDA ${v} supports that people use)" FORCE)
