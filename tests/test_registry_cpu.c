@@ -776,6 +776,17 @@ static void test_targets(void) {
     CHECK(miniblas_cuda_architectures() && miniblas_cuda_architectures()[0]);
     printf("note: built for CUDA architectures %s (sm_90a: %d)\n", miniblas_cuda_architectures(),
            mb_build_has_sm90a());
+    /* on a machine with a GPU: the code the library runs there (a build for 8.0 only runs its
+     * 8.0 PTX on Hopper: 80) */
+    int code = mb_code_cc(0);
+    CHECK(code >= -1 && mb_code_cc(0) == code); /* cached, stable */
+    if (code >= 0) {
+        printf("note: on device 0 the library runs code built for %d.%d%s\n", code / 10,
+               code % 10, code == 0 ? " (none: this build has no code for this GPU)" : "");
+        CHECK(code == 0 || (code >= 75 && code < 200));
+    } else {
+        printf("note: no GPU, the code probe cannot say (treated as fitting the GPU)\n");
+    }
 }
 
 /* The public queries on a hand-built context (no GPU needed). */
