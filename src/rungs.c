@@ -181,12 +181,12 @@ const char *miniblas_last_rung(miniblas_handle_t h, miniblas_op_t op) {
 }
 
 /* ---- what a GPU can run ----
- * The rungs that need more than what every GPU the library builds for has (compute capability
- * 7.5: warp shuffles, 64 KB of shared memory per block; `tuned` passes over its configurations
- * that need more shared memory than the GPU has, kernels/gemm/11_tuned.cu). Every other rung runs on any GPU the
- * build has code for; the cp.async rungs (pipelined, warptiled, tuned) copy synchronously
- * before 8.0 (kernels/gemm/gemm_common.cuh). A rung with MB_RUNG_NEEDS_SM90A (flag in its
- * rungs.def line) needs a 9.0 GPU and the sm_90a code, whatever this table says. */
+ * The rungs that need more than every GPU the library builds for has (compute capability 7.5:
+ * warp shuffles, 64 KB of shared memory per block). Every other rung runs on any GPU the build
+ * has code for: the cp.async rungs (pipelined, warptiled, tuned) copy synchronously before 8.0
+ * (kernels/gemm/gemm_common.cuh), and `tuned` passes over its configurations that need more
+ * shared memory than the GPU has (kernels/gemm/11_tuned.cu). A rung with MB_RUNG_NEEDS_SM90A
+ * (the flag in its rungs.def line) needs a 9.0 GPU and the sm_90a code. */
 typedef struct mb_rung_need {
     miniblas_op_t op;
     const char *rung;
@@ -286,7 +286,8 @@ const char *miniblas_cuda_architectures(void) { return MB_CUDA_ARCHITECTURES; }
 miniblas_status_t miniblas_rung_supported(miniblas_handle_t h, miniblas_op_t op, const char *name) {
     if (!h) return MINIBLAS_STATUS_NOT_INITIALIZED;
     mb_clear_error(h);
-    if (!op_valid(op)) return mb_fail(h, MINIBLAS_STATUS_INVALID_VALUE, 2, "invalid op %d", (int)op);
+    if (!op_valid(op))
+        return mb_fail(h, MINIBLAS_STATUS_INVALID_VALUE, 2, "invalid op %d", (int)op);
     mb_target tg = mb_target_of(h->device, h->cc_major * 10 + h->cc_minor);
     char why[384];
     if (!name || strcasecmp(name, "auto") == 0) {

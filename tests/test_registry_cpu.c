@@ -321,7 +321,8 @@ static void test_select(void) {
                 st = mb_select(&h, o, &sh, &r);
                 if (mb_rung_min_cc(o, i) > 75)
                     CHECKF(st == MINIBLAS_STATUS_NOT_SUPPORTED && strstr(h.err, t[i].name) &&
-                               strstr(h.err, "7.5") && strstr(h.err, by_env ? op_envs[op] : "miniblas_set_rung"),
+                               strstr(h.err, "7.5") &&
+                               strstr(h.err, by_env ? op_envs[op] : "miniblas_set_rung"),
                            "%s '%s' on 7.5: %d '%s'", op_names[op], t[i].name, (int)st, h.err);
                 else if (runs_on(&h, o, i))
                     CHECK(st == MINIBLAS_STATUS_SUCCESS && r == &t[i]);
@@ -838,8 +839,8 @@ static void test_supported_api(void) {
     /* gemm's auto rung for a shape, as the call would normalise it */
     fresh(&h);
     h.cc_major = 8;
-    const char *r = miniblas_gemm_auto_rung(&h, MINIBLAS_OP_SGEMM, MiniblasColMajor, MiniblasNoTrans,
-                                            MiniblasNoTrans, 4096, 4096, 4096);
+    const char *r = miniblas_gemm_auto_rung(&h, MINIBLAS_OP_SGEMM, MiniblasColMajor,
+                                            MiniblasNoTrans, MiniblasNoTrans, 4096, 4096, 4096);
     CHECK(r && strcmp(r, "pipelined") == 0);
     r = miniblas_gemm_auto_rung(&h, MINIBLAS_OP_SGEMM, MiniblasRowMajor, MiniblasNoTrans,
                                 MiniblasNoTrans, 4096, 4096, 4096);

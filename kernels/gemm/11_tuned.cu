@@ -78,7 +78,8 @@ static size_t mb_tuned_smem_max(void) {
     if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return 0;
     int c = __atomic_load_n(&cache[dev], __ATOMIC_RELAXED);
     if (c == 0) {
-        if (cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess) {
+        cudaError_t e = cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+        if (e != cudaSuccess) {
             v = 0;
             cudaGetLastError(); /* not the launch's error */
         }
