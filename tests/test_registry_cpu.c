@@ -335,7 +335,12 @@ static void test_select(void) {
                 h.env_sel[op] = j < 0 ? MB_SEL_UNKNOWN : j;
                 snprintf(h.env_value[op], sizeof h.env_value[op], "bogus");
                 r = NULL;
-                CHECK(mb_select(&h, o, &sh, &r) == MINIBLAS_STATUS_SUCCESS && r == &t[i]);
+                miniblas_status_t st = mb_select(&h, o, &sh, &r);
+                if (runs_on(&h, o, i))
+                    CHECK(st == MINIBLAS_STATUS_SUCCESS && r == &t[i]);
+                else /* the handle's choice still wins: it is refused, not replaced */
+                    CHECK(st == MINIBLAS_STATUS_NOT_SUPPORTED && r == NULL &&
+                          strstr(h.err, "miniblas_set_rung"));
             }
         }
 
