@@ -98,7 +98,8 @@ string(REGEX MATCH "^[0-9]+\\.[0-9]+" _mb_cuda_mm "${CUDAToolkit_VERSION}")
 string(REPLACE "." "-" _mb_cuda_dash "${_mb_cuda_mm}")
 set(_mb_cudart "cuda-cudart-${_mb_cuda_dash} | libcudart${CUDAToolkit_VERSION_MAJOR}")
 set(_mb_cublas "libcublas-${_mb_cuda_dash} | libcublas${CUDAToolkit_VERSION_MAJOR}")
-set(CPACK_DEBIAN_LIBRARY_PACKAGE_DEPENDS "libc6 (>= 2.34), libstdc++6, libgcc-s1, ${_mb_cudart}")
+set(CPACK_DEBIAN_LIBRARY_PACKAGE_DEPENDS
+    "libc6 (>= 2.34), libstdc++6, libgcc-s1, libgomp1, ${_mb_cudart}")
 set(CPACK_DEBIAN_LIBRARY_PACKAGE_RECOMMENDS "libopenblas0 | libopenblas0-pthread")
 set(CPACK_DEBIAN_BENCH_PACKAGE_DEPENDS
     "miniblas (= ${PROJECT_VERSION}), libc6 (>= 2.34), libstdc++6, libgcc-s1, ${_mb_cudart}, ${_mb_cublas}")
