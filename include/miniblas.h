@@ -28,9 +28,9 @@
 extern "C" {
 #endif
 
-#define MINIBLAS_VERSION_MAJOR 0
-#define MINIBLAS_VERSION_MINOR 1
-#define MINIBLAS_VERSION_PATCH 0
+/* MINIBLAS_VERSION_MAJOR, _MINOR, _PATCH and MINIBLAS_VERSION_STRING (the version of the
+ * header; miniblas_version() gives the library's), generated from the project's version. */
+#include "miniblas_version.h"
 
 typedef enum miniblas_status {
     MINIBLAS_STATUS_SUCCESS = 0,
@@ -39,7 +39,10 @@ typedef enum miniblas_status {
     MINIBLAS_STATUS_ALLOC_FAILED = 3,    /* device or pinned allocation failed */
     MINIBLAS_STATUS_CUDA_ERROR = 4,      /* a CUDA runtime call or a kernel launch failed */
     MINIBLAS_STATUS_UNKNOWN_RUNG = 5,    /* rung name not in the op's table (API or environment) */
-    MINIBLAS_STATUS_NOT_SUPPORTED = 6,   /* e.g. a reduced-precision rung while math mode forbids it */
+    MINIBLAS_STATUS_NOT_SUPPORTED = 6,   /* the rung cannot run here: a reduced-precision rung while
+                                            the math mode forbids it, or one this GPU (or this
+                                            build's code for it) lacks instructions for;
+                                            miniblas_last_error says which */
     /* Only from miniblas_create (miniblas_last_create_error() gives the detail): */
     MINIBLAS_STATUS_NO_DRIVER = 7,         /* no NVIDIA driver (libcuda missing, or a stub) */
     MINIBLAS_STATUS_NO_DEVICE = 8,         /* a driver, but no visible GPU */
@@ -80,7 +83,7 @@ typedef enum miniblas_math_mode {
 typedef struct miniblas_context *miniblas_handle_t;
 
 /* ---- version, status ---- */
-const char *miniblas_version_string(void);             /* "0.1.0" */
+const char *miniblas_version_string(void);             /* e.g. "0.1.0" */
 void miniblas_version(int *major, int *minor, int *patch);
 const char *miniblas_status_string(miniblas_status_t status);
 
@@ -119,6 +122,21 @@ const char *miniblas_op_name(miniblas_op_t op);                     /* "sgemm", 
 #define MINIBLAS_RUNG_REDUCED_PRECISION 1u /* runs only if the math mode allows reduced precision */
 #define MINIBLAS_RUNG_NEEDS_SM90A 2u       /* needs a compute capability 9.0 (Hopper) GPU */
 unsigned miniblas_rung_flags(miniblas_op_t op, int index);
+/* The oldest GPU a rung runs on, as compute capability major * 10 + minor (80: 8.0 and newer);
+ * 0 when it runs on every GPU this build has code for; -1 for an invalid op or index. A rung
+ * with MINIBLAS_RUNG_NEEDS_SM90A gives 90 and runs on 9.0 only. */
+int miniblas_rung_min_compute_capability(miniblas_op_t op, int index);
+/* Whether a rung (a name, or "auto") can run on the handle's GPU with this build of the
+ * library: MINIBLAS_STATUS_SUCCESS, or MINIBLAS_STATUS_NOT_SUPPORTED with the reason in
+ * miniblas_last_error (the GPU lacks an instruction the rung needs, or the library holds no
+ * code for this GPU that has it), or MINIBLAS_STATUS_UNKNOWN_RUNG. The math mode is not
+ * considered (see MINIBLAS_RUNG_REDUCED_PRECISION). A call that selects a rung that cannot run
+ * returns MINIBLAS_STATUS_NOT_SUPPORTED with the same reason. */
+miniblas_status_t miniblas_rung_supported(miniblas_handle_t handle, miniblas_op_t op,
+                                          const char *name);
+/* The CUDA architectures the library was built for (CMAKE_CUDA_ARCHITECTURES), e.g.
+ * "75-real;80-real;86-real;89-real;90-real;100-real;120". */
+const char *miniblas_cuda_architectures(void);
 /* Select a rung for one op on this handle: a name from the table, or "auto" (the default).
  * Wins over the environment variable MINIBLAS_<OP> (e.g. MINIBLAS_SGEMM=tiled). An unknown
  * name returns MINIBLAS_STATUS_UNKNOWN_RUNG, and miniblas_last_error lists the valid names. */
@@ -128,6 +146,12 @@ const char *miniblas_get_rung(miniblas_handle_t handle, miniblas_op_t op); /* se
  * "none" when the call had nothing to compute, e.g. M = 0; "scale" when no rung was needed:
  * gemm with alpha == 0 or K == 0, omatcopy with alpha == 0). */
 const char *miniblas_last_rung(miniblas_handle_t handle, miniblas_op_t op);
+/* The rung `auto` would run on this handle for a gemm (op MINIBLAS_OP_SGEMM or _DGEMM) of this
+ * shape, arguments as miniblas_sgemm takes them; NULL for a NULL handle, another op or a
+ * negative size. */
+const char *miniblas_gemm_auto_rung(miniblas_handle_t handle, miniblas_op_t op,
+                                    miniblas_layout_t layout, miniblas_transpose_t transa,
+                                    miniblas_transpose_t transb, int64_t m, int64_t n, int64_t k);
 
 /* ---- GEMM: C = alpha * op(A) * op(B) + beta * C ----
  * beta == 0: C is not read (NaN in C does not survive). alpha == 0 or K == 0: A and B are not

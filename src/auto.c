@@ -1,23 +1,109 @@
 /*
- * `auto`: which rung runs for a shape when nothing was selected. One table, read top to
- * bottom; the first row whose op matches and whose size bounds hold wins. The figures behind
- * each row come from miniblas-bench on the GPU named in the docs (docs/<op>-ladder.md).
+ * `auto`: which rung runs for a shape when nothing was selected. One table per architecture
+ * family, as data; within a table the first row whose op matches, whose bounds hold and whose
+ * rung runs on this GPU with this build (rungs.c: mb_rung_runs) and is allowed by the math mode
+ * wins. When no row gives one, the first rung of the op's ladder that runs is taken (the plain
+ * rungs are correct everywhere).
  *
- * Size bounds are inclusive; -1 means no bound. A row whose rung is not registered, needs a
- * newer GPU, or trades precision the handle does not allow is passed over.
+ * Measured on an NVIDIA H200 (compute capability 9.0) with miniblas-bench; the figures are in
+ * docs/ladders/gemm.md, docs/ladders/reduction.md and docs/ladders/transpose.md:
+ *   sgemm: from min(m, n) >= 1024 and m * n >= 2^21, and from m * n * k >= 2^25 whatever the
+ *     shape, `wgmma_tf32x3` (3xTF32 on Hopper's warpgroup MMA, FP32 accuracy; with split-K for
+ *     skinny shapes) is the fastest rung; `tf32x3` (mma.sync) is never faster than it there.
+ *     Below that `tuned` (its tile configuration chosen per shape class). Without wgmma, NN
+ *     from 1024 and 2^21 `pipelined`, else `tuned` (TT and skinny shapes favour `tuned`).
+ *   dgemm: `dmma` (FP64 tensor cores) beats every SIMT rung at every size measured.
+ *   omatcopy: `vectorized` at every size measured.
+ *   reductions: `singlepass` with unit increments; sasum with a non-unit increment `shuffle`.
+ * Not measured (no such GPU was at hand), chosen from what the hardware has:
+ *   7.5 (Turing): no cp.async, so `pipelined` loses its overlap: `tuned` for both gemms.
+ *   8.0 (A100), 10.x (B200, GB200...): FP64 tensor cores, so dgemm `dmma`; sgemm as Hopper
+ *     without wgmma (the tf32x3 rungs were only ever faster than SIMT through wgmma).
+ *   8.6/8.9 (RTX 30/40, A10, L4, L40S), 12.x (RTX 50, RTX PRO Blackwell): FP64 runs at 1/64 of
+ *     FP32 and there are no FP64 tensor cores worth having: dgemm `tuned`; sgemm as 8.0.
+ *   11.x (Thor) shares the 12.x table.
+ * Size bounds are inclusive; -1 means no bound.
  */
 #include "internal.h"
+#include "arch.h"
 
 typedef struct mb_auto_rule {
     miniblas_op_t op;
     int64_t min_size, max_size; /* bounds on the op's size measure; -1: none */
     int64_t min_area;           /* gemm: m * n at least this (-1: none); other ops: -1 */
     int64_t min_volume;         /* gemm: m * n * k at least this (-1: none); other ops: -1 */
-    int min_cc_major;           /* the GPU must be at least this generation (0: any) */
     int trans;                  /* -1: any; else the shape's trans must equal it (gemm: 0 = NN) */
     int unit_inc;               /* -1: any; 1: increments all 1; 0: some increment is not 1 */
     const char *rung;
 } mb_auto_rule;
+
+#define ANY -1
+#define BIG_SIZE 1024          /* min(m, n) from which the large-tile rungs win */
+#define BIG_AREA (1 << 21)     /* m * n from which they win */
+#define SPLITK_VOLUME (1 << 25) /* m * n * k from which wgmma_tf32x3 (split-K) wins any shape */
+
+/* The rows every family shares: omatcopy and the reductions. */
+static const mb_auto_rule common_rows[] = {
+    {MINIBLAS_OP_SOMATCOPY, ANY, ANY, ANY, ANY, ANY, ANY, "vectorized"},
+    {MINIBLAS_OP_DOMATCOPY, ANY, ANY, ANY, ANY, ANY, ANY, "vectorized"},
+    {MINIBLAS_OP_SASUM, ANY, ANY, ANY, ANY, ANY, 0, "shuffle"},
+    {MINIBLAS_OP_SASUM, ANY, ANY, ANY, ANY, ANY, ANY, "singlepass"},
+    {MINIBLAS_OP_DASUM, ANY, ANY, ANY, ANY, ANY, ANY, "singlepass"},
+    {MINIBLAS_OP_SDOT, ANY, ANY, ANY, ANY, ANY, ANY, "singlepass"},
+    {MINIBLAS_OP_DDOT, ANY, ANY, ANY, ANY, ANY, ANY, "singlepass"},
+};
+
+static const mb_auto_rule sm75_rows[] = {
+    {MINIBLAS_OP_SGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "tuned"},
+    {MINIBLAS_OP_DGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "tuned"},
+};
+
+static const mb_auto_rule sm80_rows[] = { /* also 10.x */
+    {MINIBLAS_OP_SGEMM, BIG_SIZE, ANY, BIG_AREA, ANY, 0, ANY, "pipelined"},
+    {MINIBLAS_OP_SGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "tuned"},
+    {MINIBLAS_OP_DGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "dmma"},
+    {MINIBLAS_OP_DGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "tuned"},
+};
+
+static const mb_auto_rule sm86_rows[] = { /* 8.6, 8.7, 8.9; also 11.x and 12.x */
+    {MINIBLAS_OP_SGEMM, BIG_SIZE, ANY, BIG_AREA, ANY, 0, ANY, "pipelined"},
+    {MINIBLAS_OP_SGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "tuned"},
+    {MINIBLAS_OP_DGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "tuned"},
+};
+
+static const mb_auto_rule sm90_rows[] = {
+    {MINIBLAS_OP_SGEMM, BIG_SIZE, ANY, BIG_AREA, ANY, ANY, ANY, "wgmma_tf32x3"},
+    {MINIBLAS_OP_SGEMM, ANY, ANY, ANY, SPLITK_VOLUME, ANY, ANY, "wgmma_tf32x3"},
+    {MINIBLAS_OP_SGEMM, BIG_SIZE, ANY, BIG_AREA, ANY, 0, ANY, "pipelined"},
+    {MINIBLAS_OP_SGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "tuned"},
+    {MINIBLAS_OP_DGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "dmma"},
+    {MINIBLAS_OP_DGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "tuned"},
+};
+
+typedef struct mb_family {
+    const char *name;
+    int min_cc, max_cc; /* the compute capabilities it serves, inclusive */
+    const mb_auto_rule *rows;
+    size_t count;
+} mb_family;
+
+#define ROWS(t) t, sizeof t / sizeof t[0]
+static const mb_family families[] = {
+    {"7.5", 0, 79, ROWS(sm75_rows)},
+    {"8.0", 80, 85, ROWS(sm80_rows)},
+    {"8.6/8.9", 86, 89, ROWS(sm86_rows)},
+    {"9.0", 90, 99, ROWS(sm90_rows)},
+    {"10.x", 100, 109, ROWS(sm80_rows)},
+    {"12.x", 110, 1 << 30, ROWS(sm86_rows)},
+};
+
+static const mb_family *family_of(int cc) {
+    for (size_t i = 0; i < sizeof families / sizeof families[0]; ++i)
+        if (cc >= families[i].min_cc && cc <= families[i].max_cc) return &families[i];
+    return &families[0];
+}
+
+const char *mb_auto_family(int cc) { return family_of(cc)->name; }
 
 /* The size measure of a shape: gemm min(m, n) (the tile count is what separates the shape
  * classes); omatcopy min(rows, cols); reductions n. */
@@ -42,59 +128,62 @@ static int unit_inc(miniblas_op_t op, const mb_shape *s) {
     return s->incx == 1 && (!dot || s->incy == 1);
 }
 
-/* Measured on an NVIDIA H200 (miniblas-bench run 4; docs/gemm-ladder.md,
- * docs/reduction-ladder.md, docs/transpose-ladder.md):
- * sgemm: NN with min(m, n) >= 1024 and m * n >= 2^21: `pipelined` (83-88% of cuBLAS at
- *   2048-8192 square; 82% on 8192x1024x8192, 2048x1024x8192 and 4096x1024x4096, where `tuned`
- *   gets 77-78%: session-3 run 1); otherwise `tuned` (1024^2: 2x any other SIMT rung; skinny
- *   shapes 68-71%; TT: `pipelined` falls to 70%). On compute capability 9.0 (Hopper), from
- *   the same size on and for every transpose: `wgmma_tf32x3` (3xTF32 on wgmma, FP32 accuracy:
- *   0.36-0.45x cuBLAS FP32's error, IEEE Inf/NaN pattern checked by
- *   tests/test_tf32_accuracy_gpu.c; 1.31-1.39x cuBLAS at 2048-8192, 1.60x `pipelined`; session
- *   4 run 7). `tf32x3` (mma.sync) is never faster than it there. Since split-K (session 5
- *   runs 1, 8) also from m * n * k >= 2^25 whatever the shape: 1.23-1.29x cuBLAS at 1024^3
- *   (tuned 0.78-0.84x), 1.28-1.34x at 768^3 (tuned 0.66-0.68x), 1.05-1.08x at 512^3 (tuned
- *   0.73-0.74x), 1.07-1.09x at 384^3 (tuned 0.88-0.90x), 1.26-1.37x on 8192x128x8192 and
- *   128x8192x8192 (tuned 0.66-0.71x); at 256^3 `tuned` is 8% faster and stays.
- * dgemm: FP64 tensor cores (sm_80 and later) beat every SIMT rung at every size measured.
- * omatcopy: `vectorized` at every size measured.
- * Reductions: `singlepass` from 2^10 to 2^28 with unit increments; sasum with increment 4 is
- *   10% faster with `shuffle` (singlepass's strided path fell behind cuBLAS there). */
-static const mb_auto_rule rules[] = {
-    {MINIBLAS_OP_SGEMM, 1024, -1, 1 << 21, -1, 9, -1, -1, "wgmma_tf32x3"}, /* 9.0 only (flag) */
-    {MINIBLAS_OP_SGEMM, -1, -1, -1, 1 << 25, 9, -1, -1, "wgmma_tf32x3"},
-    {MINIBLAS_OP_SGEMM, 1024, -1, 1 << 21, -1, 0, 0, -1, "pipelined"},
-    {MINIBLAS_OP_SGEMM, -1, -1, -1, -1, 0, -1, -1, "tuned"},
-    {MINIBLAS_OP_DGEMM, -1, -1, -1, -1, 8, -1, -1, "dmma"},
-    {MINIBLAS_OP_DGEMM, -1, -1, -1, -1, 0, -1, -1, "tuned"},
-    {MINIBLAS_OP_SOMATCOPY, -1, -1, -1, -1, 0, -1, -1, "vectorized"},
-    {MINIBLAS_OP_DOMATCOPY, -1, -1, -1, -1, 0, -1, -1, "vectorized"},
-    {MINIBLAS_OP_SASUM, -1, -1, -1, -1, 0, -1, 0, "shuffle"},
-    {MINIBLAS_OP_SASUM, -1, -1, -1, -1, 0, -1, -1, "singlepass"},
-    {MINIBLAS_OP_DASUM, -1, -1, -1, -1, 0, -1, -1, "singlepass"},
-    {MINIBLAS_OP_SDOT, -1, -1, -1, -1, 0, -1, -1, "singlepass"},
-    {MINIBLAS_OP_DDOT, -1, -1, -1, -1, 0, -1, -1, "singlepass"},
-};
+static int usable(miniblas_op_t op, int i, int allow_reduced, const mb_target *t) {
+    if ((miniblas_rung_flags(op, i) & MB_RUNG_REDUCED_PRECISION) && !allow_reduced) return 0;
+    return mb_rung_runs(op, i, t, NULL, 0);
+}
 
-int mb_auto_pick(miniblas_op_t op, const mb_shape *shape, int allow_reduced, int cc_major,
-                 int cc_minor) {
-    int n = 0;
-    const mb_rung *t = mb_op_rungs(op, &n);
+static int pick_in(const mb_auto_rule *rows, size_t count, miniblas_op_t op, const mb_shape *shape,
+                   int allow_reduced, const mb_target *t) {
     int64_t size = size_of(op, shape);
-    for (size_t r = 0; r < sizeof rules / sizeof rules[0]; ++r) {
-        const mb_auto_rule *x = &rules[r];
+    for (size_t r = 0; r < count; ++r) {
+        const mb_auto_rule *x = &rows[r];
         if (x->op != op || (x->min_size >= 0 && size < x->min_size) ||
             (x->max_size >= 0 && size > x->max_size) ||
             (x->min_area >= 0 && shape->m * shape->n < x->min_area) ||
-            (x->min_volume >= 0 && volume(shape) < x->min_volume) || cc_major < x->min_cc_major ||
+            (x->min_volume >= 0 && volume(shape) < x->min_volume) ||
             (x->trans >= 0 && shape->trans != x->trans) ||
             (x->unit_inc >= 0 && unit_inc(op, shape) != x->unit_inc))
             continue;
         int i = mb_rung_index(op, x->rung);
-        if (i < 0) continue;
-        if ((t[i].flags & MB_RUNG_REDUCED_PRECISION) && !allow_reduced) continue;
-        if ((t[i].flags & MB_RUNG_NEEDS_SM90A) && !(cc_major == 9 && cc_minor == 0)) continue;
-        return i;
+        if (i >= 0 && usable(op, i, allow_reduced, t)) return i;
     }
-    return n > 0 ? 0 : -1; /* the first rung is always correct */
+    return -1;
+}
+
+int mb_auto_pick_target(miniblas_op_t op, const mb_shape *shape, int allow_reduced,
+                        const mb_target *t) {
+    const mb_family *f = family_of(t->cc);
+    int i = pick_in(f->rows, f->count, op, shape, allow_reduced, t);
+    if (i < 0) i = pick_in(common_rows, sizeof common_rows / sizeof common_rows[0], op, shape,
+                           allow_reduced, t);
+    for (int j = 0, n = miniblas_rung_count(op); i < 0 && j < n; ++j)
+        if (usable(op, j, allow_reduced, t)) i = j;
+    return i;
+}
+
+int mb_auto_pick(miniblas_op_t op, const mb_shape *shape, int allow_reduced, int cc_major,
+                 int cc_minor) {
+    mb_target t = {cc_major * 10 + cc_minor, cc_major * 10 + cc_minor, mb_build_has_sm90a()};
+    int i = mb_auto_pick_target(op, shape, allow_reduced, &t);
+    return i >= 0 ? i : 0;
+}
+
+const char *miniblas_gemm_auto_rung(miniblas_handle_t h, miniblas_op_t op,
+                                    miniblas_layout_t layout, miniblas_transpose_t transa,
+                                    miniblas_transpose_t transb, int64_t m, int64_t n,
+                                    int64_t k) {
+    if (!h || (op != MINIBLAS_OP_SGEMM && op != MINIBLAS_OP_DGEMM) || m < 0 || n < 0 || k < 0)
+        return NULL;
+    int ta = transa == MiniblasTrans || transa == MiniblasConjTrans;
+    int tb = transb == MiniblasTrans || transb == MiniblasConjTrans;
+    mb_shape s = {m, n, k, ta | tb << 1, 0, 0};
+    if (layout == MiniblasRowMajor) { /* as the call: C^T = op(B)^T op(A)^T, column-major */
+        s.m = n;
+        s.n = m;
+        s.trans = tb | ta << 1;
+    }
+    mb_target t = mb_target_of(h->device, h->cc_major * 10 + h->cc_minor);
+    int i = mb_auto_pick_target(op, &s, h->math_mode == MINIBLAS_MATH_ALLOW_REDUCED_PRECISION, &t);
+    return i >= 0 ? miniblas_rung_name(op, i) : NULL;
 }

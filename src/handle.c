@@ -7,7 +7,7 @@
 #include <string.h>
 #include "internal.h"
 
-const char *miniblas_version_string(void) { return "0.1.0"; }
+const char *miniblas_version_string(void) { return MINIBLAS_VERSION_STRING; }
 
 void miniblas_version(int *major, int *minor, int *patch) {
     if (major) *major = MINIBLAS_VERSION_MAJOR;

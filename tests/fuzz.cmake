@@ -29,14 +29,14 @@ check_c_source_compiles("int main(void) { return 0; }" MINIBLAS_HAVE_ASAN_UBSAN)
 unset(CMAKE_REQUIRED_FLAGS)
 unset(CMAKE_REQUIRED_LINK_OPTIONS)
 
-# The layer's own source list (relative to src/cblas), so the fuzzer follows the library.
+# The layer's own source list (relative to src/cblas; src/check.c among them), so the fuzzer
+# follows the library.
 get_target_property(_cb_rel miniblas_cblas SOURCES)
 set(_cb_srcs "")
 foreach(f ${_cb_rel})
   list(APPEND _cb_srcs ${PROJECT_SOURCE_DIR}/src/cblas/${f})
 endforeach()
-add_executable(fuzz_cpu ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_cpu.c ${PROJECT_SOURCE_DIR}/src/check.c
-               ${_cb_srcs})
+add_executable(fuzz_cpu ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_cpu.c ${_cb_srcs})
 target_include_directories(fuzz_cpu PRIVATE
   $<TARGET_PROPERTY:miniblas_cblas,INCLUDE_DIRECTORIES> ${PROJECT_SOURCE_DIR}/src)
 target_compile_definitions(fuzz_cpu PRIVATE MBC_BUILD_CPU_BLAS="${MINIBLAS_CPU_BLAS_PATH}"
@@ -57,8 +57,7 @@ endif()
 # The same fuzzer without sanitizers: ASan's allocator does not use the brk heap, so only here
 # do the heap operands take the layer's quick paths (src/cblas/ptr.c); their poisoned margins
 # are checked instead.
-add_executable(fuzz_cpu_plain ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_cpu.c ${PROJECT_SOURCE_DIR}/src/check.c
-               ${_cb_srcs})
+add_executable(fuzz_cpu_plain ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_cpu.c ${_cb_srcs})
 foreach(p INCLUDE_DIRECTORIES COMPILE_DEFINITIONS LINK_LIBRARIES)
   set_property(TARGET fuzz_cpu_plain PROPERTY ${p} $<TARGET_PROPERTY:fuzz_cpu,${p}>)
 endforeach()

@@ -5,7 +5,11 @@
 # are plain C loops).
 find_package(Threads REQUIRED)
 if(TARGET test_fuzz_gpu)
-  target_link_libraries(test_fuzz_gpu PRIVATE Threads::Threads)
+  # the argument check (mb_check_*, internal) from the static library: libminiblas exports only
+  # the API
+  get_target_property(_fz_libs test_fuzz_gpu LINK_LIBRARIES)
+  list(TRANSFORM _fz_libs REPLACE "^miniblas$" miniblas_static)
+  set_property(TARGET test_fuzz_gpu PROPERTY LINK_LIBRARIES ${_fz_libs} Threads::Threads)
   set_tests_properties(test_fuzz_gpu PROPERTIES TIMEOUT 300)
   # The case generator and the checks against a plain C stand-in on host memory: no GPU.
   add_test(NAME test_fuzz_gpu_selftest COMMAND test_fuzz_gpu --selftest)
@@ -13,7 +17,8 @@ if(TARGET test_fuzz_gpu)
                        ENVIRONMENT "MINIBLAS_FUZZ_SECONDS=5")
 endif()
 if(TARGET test_fuzz_gpu AND TARGET miniblas_cblas)
-  add_executable(test_fuzz_cblas_gpu ${CMAKE_CURRENT_SOURCE_DIR}/test_fuzz_gpu.c)
+  add_executable(test_fuzz_cblas_gpu ${CMAKE_CURRENT_SOURCE_DIR}/test_fuzz_gpu.c
+                 ${PROJECT_SOURCE_DIR}/src/check.c)
   target_compile_definitions(test_fuzz_cblas_gpu PRIVATE MB_FUZZ_CBLAS=1)
   target_link_libraries(test_fuzz_cblas_gpu PRIVATE miniblas_cblas CUDA::cudart Threads::Threads m)
   add_test(NAME test_fuzz_cblas_gpu COMMAND test_fuzz_cblas_gpu)

@@ -262,7 +262,32 @@ __device__ __forceinline__ void mb_load_tile_vec(T *s, const T *X, int64_t ld, i
 /* ---- cp.async (sm_80+): global -> shared without registers; src_bytes < size zero-fills ----
  * MB_GEMM_HOST_EMU: a CPU emulation (test harness only, never in the library build) supplies
  * its own versions that queue the copies and perform them at wait time. */
-#ifndef MB_GEMM_HOST_EMU
+#if !defined(MB_GEMM_HOST_EMU) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+/* Before sm_80 there is no cp.async: the copy is done at once, with the same zero fill (an
+ * asynchronous copy may land at any time before its wait, so landing at issue is one of its
+ * allowed orders). The rungs stay correct there, without the overlap. */
+__device__ __forceinline__ void mb_cp_sync(void *smem, const void *gmem, int size, int src_bytes) {
+    if (src_bytes == size && size == 16) {
+        *(uint4 *)smem = *(const uint4 *)gmem;
+    } else if (src_bytes == size && size == 8) {
+        *(unsigned long long *)smem = *(const unsigned long long *)gmem;
+    } else if (src_bytes == size && size == 4) {
+        *(unsigned *)smem = *(const unsigned *)gmem;
+    } else {
+        for (int i = 0; i < size; ++i)
+            ((unsigned char *)smem)[i] = i < src_bytes ? ((const unsigned char *)gmem)[i] : 0;
+    }
+}
+__device__ __forceinline__ void mb_cp_async16(void *smem, const void *gmem, int src_bytes) {
+    mb_cp_sync(smem, gmem, 16, src_bytes);
+}
+template <int N>
+__device__ __forceinline__ void mb_cp_async_small(void *smem, const void *gmem, int src_bytes) {
+    mb_cp_sync(smem, gmem, N, src_bytes);
+}
+__device__ __forceinline__ void mb_cp_async_commit() {}
+template <int N> __device__ __forceinline__ void mb_cp_async_wait() {}
+#elif !defined(MB_GEMM_HOST_EMU)
 __device__ __forceinline__ void mb_cp_async16(void *smem, const void *gmem, int src_bytes) {
     const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem),

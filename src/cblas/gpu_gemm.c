@@ -7,14 +7,6 @@
 #include <string.h>
 #include "cblas_gpu.h"
 
-/* The core's public query (include/miniblas.h): the name of the rung `auto` would pick for
- * this gemm on the handle's GPU and math mode. Declared weak here so that the layer also
- * links against a core without it (then every gemm of a call picks its own rung). */
-const char *miniblas_gemm_auto_rung(miniblas_handle_t h, miniblas_op_t op,
-                                    miniblas_layout_t layout, miniblas_transpose_t transa,
-                                    miniblas_transpose_t transb, int64_t m, int64_t n, int64_t k)
-    __attribute__((weak));
-
 #define MAXPAN 64 /* gemm panels of one call (the width grows to stay below) */
 
 /* Row blocks of A in phase 2 (1 and 2 were measured slower). */
@@ -173,7 +165,7 @@ static cudaError_t panel_done(mbc_state *s, gemm_job *j) {
 static int pin_rung(mbc_state *s, const mbc_gemm *g) {
     miniblas_op_t op = g->dbl ? MINIBLAS_OP_DGEMM : MINIBLAS_OP_SGEMM;
     const char *cur = miniblas_get_rung(s->h, op);
-    if (!cur || strcmp(cur, "auto") != 0 || !miniblas_gemm_auto_rung) return 0;
+    if (!cur || strcmp(cur, "auto") != 0) return 0;
     const char *name = miniblas_gemm_auto_rung(s->h, op, MiniblasColMajor,
                                                g->ta ? MiniblasTrans : MiniblasNoTrans,
                                                g->tb ? MiniblasTrans : MiniblasNoTrans, g->m,
