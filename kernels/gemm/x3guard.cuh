@@ -224,7 +224,7 @@ static inline cudaError_t x3g_end(const mb_gemm_args *p, x3g g, cudaStream_t s) 
 
 
 /* ---------------------------------------------------------------------------------------
- * Pre-scan variant (rung 15; MINIBLAS_X3_GUARD, see 15_wgmma_tf32x3.cu). Same range rule and
+ * Pre-scan variant (rung wgmma_tf32x3; MINIBLAS_X3_GUARD selects it, see its launcher). Same range rule and
  * tile predicate, but no check in the gemm's main loop: x3s_scan_kernel reads A and B once
  * before the gemm and writes one word per (panel, k chunk): op(A) row panel p (rows
  * [p bm, p bm + bm)) chunk c (k in [c kc, c kc + kc)) at p * G + c, op(B) column panel p
