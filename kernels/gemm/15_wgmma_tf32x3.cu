@@ -12,13 +12,18 @@
  *   - 4-stage cp.async ring (tc_load_stage, LEAN addressing; any m, n, k, ld). k step 0 runs
  *     while the next stage is copied and split; no wgmma group is pending across a stage end.
  *     Split-K (splitk.cuh) when C has fewer tiles than half the SMs.
- *   - Range guard (x3guard.cuh): each A and B element is checked where it is split (shift,
- *     max, add-min into two registers); a tile whose panels hold an element other than 0 or
- *     2^-50 <= |x| <= 2^40 (NaN, Inf, near FLT_MAX, tiny, subnormal) stores nothing and an FP32
- *     SIMT fixup recomputes it: FP32 results (Inf/NaN as FP32) for every input. Cost on normal
- *     inputs: the checks, a memset of the guard's bytes and one fixup launch that exits at once.
- * Resources (nvcc -arch=sm_90a -Xptxas -v): 249..255 registers, no spills unsplit (split-K:
- * 0..48-byte stack, as before the guard); 200..208 KB dynamic shared memory; 1 block per SM.
+ *   - Range guard (x3guard.cuh): a tile whose panels hold an element other than 0 or
+ *     2^-50 <= |x| <= 2^40 (NaN, Inf, near FLT_MAX, tiny, subnormal) is not stored and an FP32
+ *     SIMT fixup recomputes it: FP32 results (Inf/NaN as FP32) for every input. Two variants
+ *     (MINIBLAS_X3_GUARD, see the launcher): inline, each A and B element checked where it is
+ *     split (shift, max, add-min into two registers; cost: the checks, a memset of the guard's
+ *     bytes, one fixup launch that exits at once); scan (default), a bandwidth-bound kernel
+ *     reads A and B once before the gemm and writes per-panel words, each block reads its
+ *     tile's words first and skips the tile if one is set, no check in the loop (cost: one
+ *     read of A and B, a fixup launch; launches chained by programmatic dependent launch).
+ * Resources (nvcc -arch=sm_90a -Xptxas -v): 249..255 registers, no spills unsplit in either
+ * variant; split-K: 0..56-byte stack inline (as before the guard), 24..64 under the scan;
+ * 200..208 KB dynamic shared memory; 1 block per SM.
  * Measured before the guard (H200, miniblas-bench, 5 trials, cuBLAS FP32 SGEMM side by side):
  * NN 4096 / 8192: 67.5 / 68.0 TFLOP/s (1.32x / 1.33x cuBLAS), TT 68.1 / 68.5 (1.39x / 1.36x);
  * split-K 8192x128x8192 63.8-65.5 (1.26-1.37x); error 0.36..1.0x cuBLAS FP32's.
@@ -391,17 +396,19 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
  * Launcher: transpose instantiation, 16-byte copy eligibility, dynamic shared memory.
  * ------------------------------------------------------------------------------------- */
 /* ===== TEMPORARY A/B SWITCH (delete with its one use in wg_launch_t once a variant is
- * chosen): MINIBLAS_X3_GUARD=inline selects the inline range guard, anything else (default)
- * the pre-scan; read once per process. ===== */
-static bool wg_guard_scan(void) {
-    static int mode = -1; /* -1: not read yet; 0 inline; 1 scan */
+ * chosen): MINIBLAS_X3_GUARD (read once per process) = inline: the inline range guard;
+ * hybrid: the pre-scan where it reads little next to the gemm's work (its time over the
+ * gemm's is about 43 (1/m + 1/n) on an H100: scan iff 1/m + 1/n <= 1/512), else inline;
+ * anything else (default): the pre-scan. ===== */
+static bool wg_guard_scan(const mb_gemm_args *p) {
+    static int mode = -1; /* -1: not read yet; 0 inline; 1 scan; 2 hybrid */
     int m = __atomic_load_n(&mode, __ATOMIC_RELAXED);
     if (m < 0) {
         const char *v = getenv("MINIBLAS_X3_GUARD");
-        m = v && strcmp(v, "inline") == 0 ? 0 : 1;
+        m = v && strcmp(v, "inline") == 0 ? 0 : v && strcmp(v, "hybrid") == 0 ? 2 : 1;
         __atomic_store_n(&mode, m, __ATOMIC_RELAXED);
     }
-    return m == 1;
+    return m == 1 || (m == 2 && 512 * (p->m + p->n) <= p->m * p->n);
 }
 
 /* p: the call; q: the same with the workspace after the guard's bytes (split-K slabs).
@@ -440,7 +447,7 @@ static cudaError_t wg_launch_t(const mb_gemm_args *p, cudaStream_t s) {
     const bool b_vec = ((uintptr_t)p->B % 16 == 0) && ((p->ldb * (int64_t)sizeof(float)) % 16 == 0);
     memset(&sg, 0, sizeof sg);
     cudaError_t e = cudaSuccess;
-    if (wg_guard_scan()) e = x3s_begin(p, WG_BM, WG_BN, a_vec, b_vec, &sg, &q, s);
+    if (wg_guard_scan(p)) e = x3s_begin(p, WG_BM, WG_BN, a_vec, b_vec, &sg, &q, s);
     /* the inline guard (or none, without room in the workspace) where the scan is not used */
     if (e == cudaSuccess && !sg.pw) e = x3g_begin(p, WG_BM, WG_BN, &g, &q, s);
     if (e != cudaSuccess) return e;

@@ -29,6 +29,8 @@
  * times its partial into a slab after the guard's bytes, and x3g_reduce_kernel adds the slabs
  * and beta * C into the tiles whose bit is clear. Without room for the guard (no workspace, or
  * more than 8 * (MB_GEMM_WORK_BYTES - 256) tiles) the rungs run unguarded, with the limits above.
+ * The above is the inline guard; rung wgmma_tf32x3 also has a pre-scan variant (x3s_*, at the
+ * end of this file) with the same rule and tile predicate and no check in its main loop.
  */
 #ifndef MINIBLAS_GEMM_X3GUARD_CUH
 #define MINIBLAS_GEMM_X3GUARD_CUH
