@@ -226,14 +226,14 @@ static inline cudaError_t x3g_end(const mb_gemm_args *p, x3g g, cudaStream_t s) 
 
 
 /* ---------------------------------------------------------------------------------------
- * Pre-scan variant (rung wgmma_tf32x3; MINIBLAS_X3_GUARD selects it, see its launcher). Same range rule and
- * tile predicate, but no check in the gemm's main loop: x3s_scan_kernel reads A and B once
+ * Pre-scan variant (rung wgmma_tf32x3; MINIBLAS_X3_GUARD selects it, see its launcher). Same
+ * range rule and tile predicate, no check in the gemm's main loop: x3s_scan_kernel reads A and B once
  * before the gemm and writes one word per (panel, k chunk): op(A) row panel p (rows
  * [p bm, p bm + bm)) chunk c (k in [c kc, c kc + kc)) at p * G + c, op(B) column panel p
  * (columns [p bn, p bn + bn)) at (ntm + p) * G + c; 1 iff the chunk holds an out-of-range
  * element. Every word is written (0 or 1), so nothing is zeroed first. G chunks per panel
  * give the scan about 8 blocks per SM. Each gemm block reads the 2 G words of its tile's
- * panels after its first copies are issued; if one is set it skips the tile (no compute, no
+ * panels before its first copies; if one is set it skips the tile (no compute, no
  * store; every split-K slice alike) and the tile's byte (written by every tile, slice 0 in
  * split-K) says so. The split-K reduce skips tiles whose byte is set; the fixup reads all
  * panel words first (returns when none is set), then recomputes the tiles whose byte is set.
@@ -241,6 +241,9 @@ static inline cudaError_t x3g_end(const mb_gemm_args *p, x3g g, cudaStream_t s) 
  * (each waits for the previous grid with griddepcontrol.wait before reading what it wrote).
  * Workspace: the panel words, then the tile bytes (each rounded up to 256 bytes), then the
  * split-K slabs (every slice writes one, as in the inline guard).
+ * Cost on normal inputs: one read of A and B (4 (mk + kn) bytes at the memory's rate) next to
+ * the gemm's 2 mnk flops: about 43 (1/m + 1/n) of the gemm's time on an H100 (2% at 4096^3,
+ * 1% at 8192^3, but a third at 8192x128x8192, where the gemm itself reads A only once).
  * ------------------------------------------------------------------------------------- */
 #define X3S_THREADS 256
 #define X3S_KMIN 32            /* k per chunk at least (a multiple of 4: 16-byte loads) */
