@@ -287,7 +287,9 @@ static void test_environment(void) {
     for (int i = miniblas_rung_count(MINIBLAS_OP_SGEMM) - 1; i >= 0 && !other; --i)
         if (!(miniblas_rung_flags(MINIBLAS_OP_SGEMM, i) &
               (MINIBLAS_RUNG_REDUCED_PRECISION | MINIBLAS_RUNG_NEEDS_SM90A)) &&
-            strcmp(miniblas_rung_name(MINIBLAS_OP_SGEMM, i), "naive") != 0)
+            strcmp(miniblas_rung_name(MINIBLAS_OP_SGEMM, i), "naive") != 0 &&
+            miniblas_rung_supported(h, MINIBLAS_OP_SGEMM, miniblas_rung_name(MINIBLAS_OP_SGEMM, i)) ==
+                MINIBLAS_STATUS_SUCCESS)
             other = miniblas_rung_name(MINIBLAS_OP_SGEMM, i);
     if (other) {
         miniblas_set_rung(h, MINIBLAS_OP_SGEMM, other);
