@@ -21,7 +21,6 @@
  * Iteration i draws its arguments from (seed, i) alone, so a finding is replayed with
  * --seed S --from I --iters 1 (add --verbose to print each call).
  *   fuzz_cpu [--seed S] [--iters N [--max-seconds T]] [--seconds T] [--from I] [--verbose]
- *            [--xfail rowmajor-xerbla]
  * Environment: MINIBLAS_FUZZ_SEED, MINIBLAS_FUZZ_ITERS, MINIBLAS_FUZZ_SECONDS (arguments win).
  * Exit 0 when no finding, 1 otherwise.
  */
@@ -81,9 +80,8 @@ static int g_verbose;
 static uint64_t g_seed;
 static int64_t g_iter;
 static char g_call[400]; /* the call being made, for messages */
-static long g_findings, g_calls, g_invalid, g_valid, g_check_calls, g_known, g_known_cases;
+static long g_findings, g_calls, g_invalid, g_valid, g_check_calls;
 static long g_per_entry[16], g_div_count;
-static int g_xfail_rowmajor;
 
 static void finding(const char *fmt, ...) {
     va_list ap;
@@ -720,18 +718,13 @@ static void fuzz_gemm(rng_t *r, int dbl, int fortran) {
             int64_t ld = want == 9 ? g.lda : want == 11 ? g.ldb : g.ldc;
             overflow_err = ld >= (need > 1 ? need : 1);
         }
-        int is_known_case = !fortran && g.layout == CblasRowMajor && rowmajor_swap(want) != want &&
-                            !overflow_err;
-        if (is_known_case) ++g_known_cases;
+        int rowmajor_swapped = !fortran && g.layout == CblasRowMajor && rowmajor_swap(want) != want &&
+                               !overflow_err;
         if (overflow_err && !fortran && g.layout == CblasRowMajor && g_xe.n == 1 && got_param == want)
             due = want;
-        if (!expect_xerbla(due, name, fortran) && g_xe.n == 1) {
-            if (is_known_case && g_xfail_rowmajor && got_param == want)
-                ++g_known;
-            else
-                finding("xerbla parameter %d, expected %d%s", got_param, due,
-                        is_known_case && got_param == want ? " (the caller's number, not reference CBLAS's row-major one)" : "");
-        }
+        if (!expect_xerbla(due, name, fortran) && g_xe.n == 1)
+            finding("xerbla parameter %d, expected %d%s", got_param, due,
+                    rowmajor_swapped && got_param == want ? " (the caller's number, not reference CBLAS's row-major one)" : "");
         if (!gb_unchanged(&A) || !gb_unchanged(&B) || !gb_unchanged(&C))
             finding("a buffer changed on an invalid call");
         /* OpenBLAS checks layout, transposes, sizes and leading dimensions (not NULL, nor
@@ -1179,11 +1172,8 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--max-seconds") && i + 1 < argc) max_seconds = atof(argv[++i]);
         else if (!strcmp(argv[i], "--from") && i + 1 < argc) from = strtoll(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--verbose")) g_verbose = 1;
-        else if (!strcmp(argv[i], "--xfail") && i + 1 < argc) {
-            if (!strcmp(argv[++i], "rowmajor-xerbla")) g_xfail_rowmajor = 1;
-            else { fprintf(stderr, "unknown --xfail %s\n", argv[i]); return 2; }
-        } else {
-            fprintf(stderr, "usage: %s [--seed S] [--iters N] [--max-seconds T] [--seconds T] [--from I] [--verbose] [--xfail rowmajor-xerbla]\n", argv[0]);
+        else {
+            fprintf(stderr, "usage: %s [--seed S] [--iters N] [--max-seconds T] [--seconds T] [--from I] [--verbose]\n", argv[0]);
             return 2;
         }
     }
@@ -1232,17 +1222,6 @@ int main(int argc, char **argv) {
             printf("    %6ld x %s\n           e.g. %s\n", g_div[k].n, g_div[k].key, g_div[k].example);
     }
     int rc = g_findings ? 1 : 0;
-    if (g_xfail_rowmajor) {
-        if (g_known)
-            printf("fuzz_cpu: KNOWN FAILURE (expected, --xfail rowmajor-xerbla): %ld of %ld invalid "
-                   "row-major cblas_?gemm calls reported the caller's parameter number where reference "
-                   "CBLAS gives the swapped call's (M 5, N 4, lda 11, ldb 9)\n", g_known, g_known_cases);
-        else if (g_known_cases) {
-            printf("fuzz_cpu: the expected failure rowmajor-xerbla no longer occurs (%ld cases): drop "
-                   "--xfail (configure with -DMINIBLAS_XFAIL_ROWMAJOR_XERBLA=OFF)\n", g_known_cases);
-            rc = 1;
-        }
-    }
     if (g_findings)
         printf("fuzz_cpu: %ld FINDINGS (first ones above on stderr; seed %" PRIu64 ")\n", g_findings, g_seed);
     else
