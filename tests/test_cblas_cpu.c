@@ -436,8 +436,58 @@ static void omatcopy_case(int dbl, int layout, int trans, int64_t rows, int64_t 
     free(A.p), free(B.p), free(B0.p);
 }
 
+/* alpha == 0: B = 0 without reading A, whatever A holds (NaN, +-Inf: 0 * A would give NaN),
+ * on every path; B's logical elements start as NaN, its padding must stay. */
+static void omatcopy_zero_case(int dbl, int layout, int trans, int64_t rows, int64_t cols,
+                               int64_t pad, uint64_t *seed) {
+    int rm = layout == CblasRowMajor, t = is_t(trans);
+    mat A = mat_new(dbl, rm, rows, cols, pad, 0, seed);
+    static const double specials[3] = {NAN, INFINITY, -INFINITY};
+    for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < cols; ++j)
+            if ((i + j) % 2 == 0) mat_put(&A, mat_index(&A, i, j), specials[(i + 2 * j) % 3]);
+    mat B = mat_new(dbl, rm, t ? cols : rows, t ? rows : cols, pad + 1, 1, seed);
+    size_t es = dbl ? 8 : 4;
+    void *pa = g_mem ? g_mem->to_call(A.p, A.n * es) : A.p;
+    void *pb = g_mem ? g_mem->to_call(B.p, B.n * es) : B.p;
+    if (dbl)
+        cblas_domatcopy(layout, trans, (blasint)rows, (blasint)cols, 0.0, pa, (blasint)A.ld, pb,
+                        (blasint)B.ld);
+    else
+        cblas_somatcopy(layout, trans, (blasint)rows, (blasint)cols, 0.0f, pa, (blasint)A.ld, pb,
+                        (blasint)B.ld);
+    if (g_mem) {
+        g_mem->back(B.p, pb, B.n * es);
+        g_mem->release(pa), g_mem->release(pb);
+    }
+    int64_t bad = 0;
+    double first = 0;
+    for (int64_t i = 0; i < B.rows; ++i)
+        for (int64_t j = 0; j < B.cols; ++j) {
+            double got = at(&B, i, j);
+            if (got != 0.0 && !bad++) first = got;
+        }
+    int pad_ok = padding_intact(&B);
+    CHECK(!bad && pad_ok && path_ok(),
+          "%somatcopy alpha=0, A with NaN/Inf: %s %s rows=%lld cols=%lld pad=%lld (%s memory, "
+          "path %d): %lld nonzero elements of B (first %g)%s",
+          dbl ? "d" : "s", rm ? "row" : "col", tname(trans), (long long)rows, (long long)cols,
+          (long long)pad, g_mem_name, miniblas_cblas_last_path(), (long long)bad, first,
+          pad_ok ? "" : ", padding overwritten");
+    free(A.p), free(B.p);
+}
+
 static void test_omatcopy(void) {
     uint64_t seed = g_seed ^ 0x99;
+    /* small (the layer's quick path when on the heap) and large (past every size threshold) */
+    static const int64_t zsz[][2] = {{1, 1}, {7, 3}, {16, 16}, {65, 33}, {700, 613}};
+    static const int ztrans[2] = {CblasNoTrans, CblasTrans};
+    for (int dbl = 0; dbl < 2; ++dbl)
+        for (int lay = 0; lay < 2; ++lay)
+            for (int t = 0; t < 2; ++t)
+                for (size_t s = 0; s < sizeof zsz / sizeof zsz[0]; ++s)
+                    omatcopy_zero_case(dbl, lay ? CblasColMajor : CblasRowMajor, ztrans[t],
+                                       zsz[s][0], zsz[s][1], (int64_t)(s % 3), &seed);
     static const int64_t sz[][2] = {{1, 1}, {7, 3}, {33, 65}, {100, 1}, {1, 50}, {0, 4}, {64, 64}};
     static const int trans[4] = {CblasNoTrans, CblasTrans, CblasConjTrans, CblasConjNoTrans};
     for (int dbl = 0; dbl < 2; ++dbl)
