@@ -215,8 +215,12 @@ static int gemm_case(int dbl, int fortran, int layout, int ta, int tb, int64_t m
     void *hA = A.p, *hB = B.p, *hC = C.p;
     A.p = pa, B.p = pb, C.p = pc;
     if (fortran) {
-        char TA[2] = {is_t(ta) ? (ta == CblasConjTrans ? 'c' : 'T') : 'n', 0};
-        char TB[2] = {is_t(tb) ? 't' : 'N', 0};
+        /* ConjNoTrans: 'R' (conjugate, no transpose), taken as 'N' for real data as OpenBLAS
+         * does */
+        char TA[2] = {is_t(ta) ? (ta == CblasConjTrans ? 'c' : 'T')
+                               : (ta == CblasConjNoTrans ? 'R' : 'n'), 0};
+        char TB[2] = {is_t(tb) ? (tb == CblasConjTrans ? 'C' : 't')
+                               : (tb == CblasConjNoTrans ? 'r' : 'N'), 0};
         blasint M = (blasint)m, N = (blasint)n, K = (blasint)k, LDA = (blasint)A.ld,
                 LDB = (blasint)B.ld, LDC = (blasint)C.ld;
         if (dbl)
@@ -306,15 +310,39 @@ static void test_gemm(int quick) {
 
 static void test_fortran(void) {
     uint64_t seed = g_seed ^ 0x1234;
-    static const int trans[3] = {CblasNoTrans, CblasTrans, CblasConjTrans};
+    static const int trans[4] = {CblasNoTrans, CblasTrans, CblasConjTrans, CblasConjNoTrans};
     for (int dbl = 0; dbl < 2; ++dbl)
-        for (int ta = 0; ta < 3; ++ta)
-            for (int tb = 0; tb < 2; ++tb) {
+        for (int ta = 0; ta < 4; ++ta)
+            for (int tb = 0; tb < 4; ++tb) {
                 gemm_case(dbl, 1, CblasColMajor, trans[ta], trans[tb], 23, 19, 31, 0.5, -1.5,
                           ta, &seed, "fortran");
                 gemm_case(dbl, 1, CblasColMajor, trans[ta], trans[tb], 9, 11, 4, -2, 0, 1, &seed,
                           "fortran");
             }
+    /* a TRANS character that is none of N, T, C, R (either case): xerbla_ with 1 or 2, C kept */
+    {
+        static const char bad[] = {'X', '/', ' ', 'q'};
+        float Af[4] = {1, 2, 3, 4}, Cf[4] = {5, 6, 7, 8}, fa = 1, fb = 1;
+        double Ad[4] = {1, 2, 3, 4}, Cd[4] = {5, 6, 7, 8}, da = 1, db = 1;
+        blasint two = 2;
+        for (size_t i = 0; i < sizeof bad; ++i)
+            for (int which = 0; which < 2; ++which)
+                for (int dbl = 0; dbl < 2; ++dbl) {
+                    char ta = which ? 'N' : bad[i], tb = which ? bad[i] : 't';
+                    xerbla_reset();
+                    if (dbl)
+                        dgemm_(&ta, &tb, &two, &two, &two, &da, Ad, &two, Ad, &two, &db, Cd, &two,
+                               1, 1);
+                    else
+                        sgemm_(&ta, &tb, &two, &two, &two, &fa, Af, &two, Af, &two, &fb, Cf, &two,
+                               1, 1);
+                    int kept = dbl ? Cd[0] == 5 && Cd[3] == 8 : Cf[0] == 5 && Cf[3] == 8;
+                    CHECK(t_xerbla_calls == 1 && t_xerbla_param == 1 + which && kept,
+                          "%cgemm_('%c', '%c'): xerbla calls %d param %d (expected %d)%s",
+                          dbl ? 'd' : 's', ta, tb, t_xerbla_calls, t_xerbla_param, 1 + which,
+                          kept ? "" : ", C written");
+                }
+    }
     /* reductions through the Fortran symbols */
     float xs[301], ys[301];
     double xd[301], yd[301];

@@ -610,12 +610,17 @@ OMATCOPY(cblas_domatcopy, 1, double,
 
 /* ------------------------------------------------------------------ Fortran (gfortran) */
 
-/* CHARACTER*1 transpose argument -> CBLAS value; 0 (invalid) for anything else. */
+/* CHARACTER*1 transpose argument -> CBLAS value; 0 (invalid) for anything else. 'R' (conjugate,
+ * no transpose) is 'N' for real data: OpenBLAS's sgemm_/dgemm_ accept it so, reference BLAS
+ * refuses it; the layer answers as the CPU BLAS it sits in front of (OpenBLAS) does. Either
+ * goes to the full path (the quick path takes N and T only), which passes the CPU BLAS 'N' or
+ * 'T'. */
 static int ftrans(const char *c) {
     switch (*c) {
     case 'N': case 'n': return CblasNoTrans;
     case 'T': case 't': return CblasTrans;
     case 'C': case 'c': return CblasConjTrans;
+    case 'R': case 'r': return CblasConjNoTrans;
     default: return 0;
     }
 }
