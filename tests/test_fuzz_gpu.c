@@ -32,7 +32,7 @@
  * (cblas: through the program's cblas_xerbla, reference CBLAS's numbering, which for row-major
  * gemm is that of the swapped column-major call) and nothing written.
  *
- * sgemm: `auto` runs 3xTF32 on Hopper, which does not yet handle every FP32 input, so by
+ * sgemm: on Hopper `auto` picks 3xTF32, which does not yet handle every FP32 input, so by
  * default sgemm inputs get only the specials it handles (NaN, +-0); MINIBLAS_FUZZ_SGEMM_SPECIALS=1
  * gives sgemm the full set (+-Inf, subnormals) too.
  *
