@@ -487,7 +487,8 @@ static void omatcopy_plain(int dbl, int t, int64_t rows, int64_t cols, double al
 /* B = 0 (alpha == 0): A is not read, so NaN or Inf in A does not reach B (OpenBLAS's omatcopy
  * reads A and writes 0 * A on some paths). B is brows x bcols, column-major, host memory. */
 static void omatcopy_zero(size_t e, int64_t brows, int64_t bcols, void *B, int64_t ldb) {
-    for (int64_t j = 0; j < bcols; ++j) memset((char *)B + (size_t)(j * ldb) * e, 0, (size_t)brows * e);
+    for (int64_t j = 0; j < bcols; ++j)
+        memset((char *)B + (size_t)(j * ldb) * e, 0, (size_t)brows * e);
 }
 
 static void omatcopy_entry(int dbl, int layout, int trans, int64_t rows, int64_t cols,
