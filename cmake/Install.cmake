@@ -93,13 +93,14 @@ set(CPACK_DEBIAN_BENCH_PACKAGE_NAME miniblas-bench)
 set(CPACK_DEBIAN_BENCH_PACKAGE_SECTION science)
 # The CUDA runtime comes from NVIDIA's repository (cuda-cudart-<major>-<minor>) or, where the
 # distribution packages it, libcudart<major>; the cblas drop-in dlopens a CPU BLAS (OpenBLAS);
-# the benchmarks time cuBLAS.
+# the benchmarks time cuBLAS. The libraries' own needs (readelf -d): libminiblas libcudart,
+# libstdc++, libgcc_s, libc; libminiblas_cblas libminiblas, libcudart, libc (no OpenMP).
 string(REGEX MATCH "^[0-9]+\\.[0-9]+" _mb_cuda_mm "${CUDAToolkit_VERSION}")
 string(REPLACE "." "-" _mb_cuda_dash "${_mb_cuda_mm}")
 set(_mb_cudart "cuda-cudart-${_mb_cuda_dash} | libcudart${CUDAToolkit_VERSION_MAJOR}")
 set(_mb_cublas "libcublas-${_mb_cuda_dash} | libcublas${CUDAToolkit_VERSION_MAJOR}")
 set(CPACK_DEBIAN_LIBRARY_PACKAGE_DEPENDS
-    "libc6 (>= 2.34), libstdc++6, libgcc-s1, libgomp1, ${_mb_cudart}")
+    "libc6 (>= 2.34), libstdc++6, libgcc-s1, ${_mb_cudart}")
 set(CPACK_DEBIAN_LIBRARY_PACKAGE_RECOMMENDS "libopenblas0 | libopenblas0-pthread")
 set(CPACK_DEBIAN_BENCH_PACKAGE_DEPENDS
     "miniblas (= ${PROJECT_VERSION}), libc6 (>= 2.34), libstdc++6, libgcc-s1, ${_mb_cudart}, ${_mb_cublas}")

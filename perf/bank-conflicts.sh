@@ -42,5 +42,5 @@ echo "## sgemm 4096 NN: register-blocked and later rungs"
 profile 'gemm_(regblock|vectorized|pipelined|warptiled)_kernel' 4 --op sgemm --rung regblock,vectorized,pipelined,warptiled --sizes 4096
 echo "## somatcopy 4096 T: tiled vs padded vs multi vs vectorized"
 profile 'omatcopy_(tiled|padded|multi|vec)_kernel' 4 --op somatcopy --rung tiled,padded,multi,vectorized --sizes 4096
-echo "## sasum 2^24: tiled (interleaved) vs padded (sequential addressing)"
-profile 'reduce_(tiled|padded|unrolled)_kernel' 3 --op sasum --rung tiled,padded,unrolled --sizes 2^24
+echo "## sasum 2^24: interleaved vs sequential addressing vs unrolled"
+profile 'reduce_(interleaved|sequential|unrolled)_kernel' 3 --op sasum --rung interleaved,sequential,unrolled --sizes 2^24

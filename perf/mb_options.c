@@ -293,21 +293,33 @@ int parse_options(int argc, char **argv, options *o) {
 /* ------------------------------------------------------------------------------------ */
 /* --list */
 
+/* With a GPU (device 0, a handle can be created), a rung this GPU or this build of the library
+ * cannot run is marked with the library's reason; without one the list is the same less the
+ * marks. */
 void print_list(void) {
+    miniblas_handle_t h = NULL;
+    if (miniblas_create(&h) != MINIBLAS_STATUS_SUCCESS) h = NULL;
     for (int k = 0; k < MINIBLAS_OP_COUNT; ++k) {
         miniblas_op_t op = OPS[k].op;
         printf("%s  (compared with %s)\n", OPS[k].name, OPS[k].cublas);
         int n = miniblas_rung_count(op);
         for (int i = 0; i < n; ++i) {
             unsigned fl = miniblas_rung_flags(op, i);
-            char flags[64] = "";
+            const char *name = miniblas_rung_name(op, i);
+            char flags[600] = "";
             if (fl & MINIBLAS_RUNG_REDUCED_PRECISION) strcat(flags, " [reduced precision]");
             if (fl & MINIBLAS_RUNG_NEEDS_SM90A) strcat(flags, " [needs sm_90a]");
+            if (h && miniblas_rung_supported(h, op, name) == MINIBLAS_STATUS_NOT_SUPPORTED) {
+                size_t used = strlen(flags);
+                snprintf(flags + used, sizeof flags - used, " [not on this GPU: %s]",
+                         miniblas_last_error(h));
+            }
             const char *d = miniblas_rung_description(op, i);
-            printf("  %2d  %-16s %s%s\n", i + 1, miniblas_rung_name(op, i), d ? d : "", flags);
+            printf("  %2d  %-16s %s%s\n", i + 1, name, d ? d : "", flags);
         }
         printf("   -  %-16s %s\n\n", "auto", "the library's choice for the shape (src/auto.c)");
     }
+    if (h) miniblas_destroy(h);
 }
 
 /* ------------------------------------------------------------------------------------ */

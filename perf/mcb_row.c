@@ -218,7 +218,7 @@ static double time_calls(prob *p, int impl, long reps) {
 }
 
 /* ---- the staged way, measured live: the layer's transfers without its gemms. The host's copy
-   rate moves between machines and within one run (session 10: the layer packed the same 256 MB
+   rate moves between machines and within one run (measured: the layer packed the same 256 MB
    in 4.4 ms on one machine, in 5 to 19 ms from call to call on another), and the copies share
    the host's memory with the DMA, so the probe's rates (1 GiB copies, no DMA at the same time)
    can be far from what a call meets. Timed once before each of the layer's trials. */
@@ -614,13 +614,13 @@ void run_row(prob *p, unsigned mask, int kernels, pred_t *pred, rowres *r) {
     /* interleaved trials; before each trial of slow calls a pause, so that the spinning worker
        threads of the one before go to sleep: OpenBLAS's (pthreads build) spin for 2^28 TSC
        ticks (~0.13 s here) after each call, so in a row that runs the CPU BLAS the pause is
-       --settle-cpu-ms (session 9: with only the 10 ms pause, the layer's host copies right
+       --settle-cpu-ms (measured: with only the 10 ms pause, the layer's host copies right
        after an OpenBLAS trial ran at half speed, its 8 threads still spinning on 16 cores).
        The same pause before every trial of the row: with it only after CPU-BLAS trials, the
        layer's CPU path (after OpenBLAS's trial) always came after 200 ms and OpenBLAS (after
        the plain offload's) after 10 ms, and at 2^22-2^23 (vectors that fit the host's 300 MB
        L3, shared with other guests) the same OpenBLAS function measured 20-25% slower through
-       the layer (session 10 runs 7-8). */
+       the layer. */
     int cpu_row = (mask & (1u << I_OB)) || r->path[I_MBC] == MINIBLAS_CBLAS_PATH_CPU;
     const double pause = cpu_row ? fmax(O.settle, O.settle_cpu) : O.settle;
     /* an implementation is done after its want[] trials if its noise meets --max-noise, else
@@ -701,7 +701,7 @@ void run_row(prob *p, unsigned mask, int kernels, pred_t *pred, rowres *r) {
         }
         double kt = r->kmb > 0 ? r->kmb : 0;
         /* Paired: each of the layer's trials against the bound measured just before it. The
-           host's copy rate drifts within a run (session 10: 2-4x between calls), so medians
+           host's copy rate drifts within a run (2-4x between calls on one machine), so medians
            of the two taken separately can pair a fast moment of one with a slow one of the
            other; the median of the per-trial ratios cannot. */
         double rp[MAXTR];

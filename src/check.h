@@ -67,9 +67,9 @@ static inline int64_t mb_vector_start(int64_t n, int64_t inc) {
 
 /* The fast forms below accept sizes and leading dimensions below MB_SURELY_LIM only: then an
  * element extent ld * (cols - 1) + rows stays below 2^58 and its bytes below 2^62 for any
- * element size up to 16, so no extent can overflow int64_t. (Session 11: with 2^31, the bound
- * of a 32-bit blasint, (2^31 - 1)^2 doubles passed the fast form of gemm while the full check
- * refuses their byte extent.) Anything larger takes the full check. */
+ * element size up to 16, so no extent can overflow int64_t. (With 2^31, the bound of a 32-bit
+ * blasint, (2^31 - 1)^2 doubles would pass the fast form of gemm while the full check refuses
+ * their byte extent.) Anything larger takes the full check. */
 #define MB_SURELY_LIM ((int64_t)1 << 29)
 
 /* The common case of mb_check_gemm in a few compares, for the cblas layer's small-call path

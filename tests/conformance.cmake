@@ -20,13 +20,6 @@ endif()
 set(MINIBLAS_CONFORMANCE_ROOT "${_mb_conf_default}" CACHE PATH
     "Root under which usr/lib/<multiarch>/{blas,lapack} hold the reference test programs")
 
-# Known failure, strict (the tests fail once it no longer occurs): row-major cblas_?gemm reports
-# bad M / N / lda / ldb under the caller's parameter numbers, where reference CBLAS and OpenBLAS
-# pass cblas_xerbla the swapped column-major call's (x?cblat3's error-exit tests check that).
-# Shared with tests/fuzz.cmake. Turn OFF once the layer reports the swapped numbers.
-option(MINIBLAS_XFAIL_ROWMAJOR_XERBLA
-       "Expect the row-major cblas_?gemm xerbla numbering failure in the conformance and fuzz tests" OFF)
-
 set(_conf ${CMAKE_CURRENT_SOURCE_DIR}/conformance)
 # RowMajorStrg for the CBLAS test programs (see rowmajor_shim.c)
 add_library(miniblas_conformance_shim SHARED ${_conf}/rowmajor_shim.c)
@@ -49,9 +42,6 @@ foreach(prog ${_conf_programs})
                      $<TARGET_FILE:miniblas_conformance_probe>
                      ${CMAKE_CURRENT_BINARY_DIR}/conformance/${mode}/${prog})
     set_tests_properties(${name} PROPERTIES LABELS "${mode};conformance" SKIP_RETURN_CODE 77)
-    if(MINIBLAS_XFAIL_ROWMAJOR_XERBLA AND prog MATCHES "^x[sd]cblat3$")
-      set_tests_properties(${name} PROPERTIES ENVIRONMENT MINIBLAS_CONFORMANCE_XFAIL=rowmajor-xerbla)
-    endif()
     if(mode STREQUAL gpu)
       set_tests_properties(${name} PROPERTIES TIMEOUT 1800)
     else()

@@ -1,11 +1,13 @@
 # Sourced by tests/run-tests.sh and perf/run-main.sh: make sure the build tools are there.
-# Installs what is missing on a Debian machine (cmake, pkg-config, OpenBLAS) when run as root;
+# Installs what is missing on a Debian machine (cmake, pkg-config, OpenBLAS, python3 for several
+# CPU tests) when run as root;
 # the CUDA toolkit (nvcc) must already be installed. On the GPU machine, which has no network,
 # source .device-deps/setup.sh first (see README.md): OpenBLAS then comes from there.
 mb_need=""
 command -v cmake >/dev/null 2>&1 || mb_need="$mb_need cmake"
 command -v pkg-config >/dev/null 2>&1 || mb_need="$mb_need pkg-config"
 command -v cc >/dev/null 2>&1 || mb_need="$mb_need build-essential"
+command -v python3 >/dev/null 2>&1 || mb_need="$mb_need python3"
 if ! pkg-config --exists openblas 2>/dev/null && [ ! -f "${OPENBLAS_ROOT:-/nonexistent}/include/cblas.h" ]; then
   mb_need="$mb_need libopenblas-dev"
 fi

@@ -16,10 +16,6 @@ endif()
 find_package(Threads REQUIRED)
 
 set(MINIBLAS_FUZZ_CI_ITERS 150000 CACHE STRING "Iterations of the fuzz_cpu CTest test")
-if(NOT DEFINED MINIBLAS_XFAIL_ROWMAJOR_XERBLA) # normally set by tests/conformance.cmake
-  option(MINIBLAS_XFAIL_ROWMAJOR_XERBLA
-         "Expect the row-major cblas_?gemm xerbla numbering failure in the conformance and fuzz tests" OFF)
-endif()
 
 include(CheckCSourceCompiles)
 set(_fz_san -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
@@ -65,9 +61,6 @@ target_compile_options(fuzz_cpu_plain PRIVATE -O2 -g)
 set_target_properties(fuzz_cpu_plain PROPERTIES ENABLE_EXPORTS ON)
 
 set(_fz_args --iters ${MINIBLAS_FUZZ_CI_ITERS} --max-seconds 150)
-if(MINIBLAS_XFAIL_ROWMAJOR_XERBLA)
-  list(APPEND _fz_args --xfail rowmajor-xerbla)
-endif()
 add_test(NAME fuzz_cpu COMMAND fuzz_cpu ${_fz_args})
 add_test(NAME fuzz_cpu_plain COMMAND fuzz_cpu_plain ${_fz_args})
 set_tests_properties(fuzz_cpu_plain PROPERTIES LABELS "cpu;fuzz" TIMEOUT 900

@@ -283,10 +283,15 @@ static int wanted(const char *label) {
 int mbt_variants(miniblas_op_t op, mbt_variant **out) {
     int n = miniblas_rung_count(op), any_reduced = 0, k = 0;
     mbt_variant *v = mbt_host_alloc(sizeof *v * (size_t)(n + 2));
-    int dev = 0, major = 0, minor = 0;
-    MBT_CUDA(cudaGetDevice(&dev));
-    MBT_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-    MBT_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+    /* A rung this GPU or this build cannot run (a Hopper-only rung elsewhere, or on Hopper with
+     * no sm_90a code in the library) is skipped, with the library's reason. */
+    miniblas_handle_t hq = NULL;
+    miniblas_status_t cst = miniblas_create(&hq);
+    if (cst != MINIBLAS_STATUS_SUCCESS) {
+        fprintf(stderr, "mbt_variants: miniblas_create: %s: %s\n", miniblas_status_string(cst),
+                miniblas_last_create_error());
+        exit(1);
+    }
     for (int i = 0; i < n; ++i) {
         unsigned fl = miniblas_rung_flags(op, i);
         const char *name = miniblas_rung_name(op, i);
@@ -297,11 +302,11 @@ int mbt_variants(miniblas_op_t op, mbt_variant **out) {
         x->rung = name;
         x->index = i;
         x->reduced = (fl & MINIBLAS_RUNG_REDUCED_PRECISION) != 0;
-        x->skip = (fl & MINIBLAS_RUNG_NEEDS_SM90A) && !(major == 9 && minor == 0);
+        x->skip = miniblas_rung_supported(hq, op, name) == MINIBLAS_STATUS_NOT_SUPPORTED;
         if (x->skip)
-            printf("%s rung %s skipped: needs a compute capability 9.0 GPU (this is %d.%d)\n",
-                   miniblas_op_name(op), name, major, minor);
+            printf("%s rung %s skipped: %s\n", miniblas_op_name(op), name, miniblas_last_error(hq));
     }
+    miniblas_destroy(hq);
     if (wanted("auto")) {
         mbt_variant *x = &v[k++];
         snprintf(x->label, sizeof x->label, "auto");

@@ -74,7 +74,7 @@ typedef struct mbt_variant {
     const char *rung;   /* name given to miniblas_set_rung */
     int index;          /* rung index, -1 for auto */
     int reduced;        /* run under MINIBLAS_MATH_ALLOW_REDUCED_PRECISION, TF32 tolerance */
-    int skip;           /* cannot run on this device (needs sm_90a) */
+    int skip;           /* cannot run on this GPU or build (miniblas_rung_supported) */
     int passed, failed; /* this variant's counts */
 } mbt_variant;
 /* Fills *out (malloc'ed, free it) and returns the count; honours MINIBLAS_TEST_RUNG. */

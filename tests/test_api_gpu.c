@@ -284,11 +284,14 @@ static void test_environment(void) {
     mbt_expect(NULL, strcmp(last, "naive") == 0, OPN, kase, "last_rung '%s'", last);
     /* The handle setting wins over the environment. */
     const char *other = NULL;
-    for (int i = miniblas_rung_count(MINIBLAS_OP_SGEMM) - 1; i >= 0 && !other; --i)
+    for (int i = miniblas_rung_count(MINIBLAS_OP_SGEMM) - 1; i >= 0 && !other; --i) {
+        const char *name = miniblas_rung_name(MINIBLAS_OP_SGEMM, i);
         if (!(miniblas_rung_flags(MINIBLAS_OP_SGEMM, i) &
               (MINIBLAS_RUNG_REDUCED_PRECISION | MINIBLAS_RUNG_NEEDS_SM90A)) &&
-            strcmp(miniblas_rung_name(MINIBLAS_OP_SGEMM, i), "naive") != 0)
-            other = miniblas_rung_name(MINIBLAS_OP_SGEMM, i);
+            strcmp(name, "naive") != 0 &&
+            miniblas_rung_supported(h, MINIBLAS_OP_SGEMM, name) == MINIBLAS_STATUS_SUCCESS)
+            other = name;
+    }
     if (other) {
         miniblas_set_rung(h, MINIBLAS_OP_SGEMM, other);
         sg_reset(&g);

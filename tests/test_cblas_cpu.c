@@ -215,8 +215,12 @@ static int gemm_case(int dbl, int fortran, int layout, int ta, int tb, int64_t m
     void *hA = A.p, *hB = B.p, *hC = C.p;
     A.p = pa, B.p = pb, C.p = pc;
     if (fortran) {
-        char TA[2] = {is_t(ta) ? (ta == CblasConjTrans ? 'c' : 'T') : 'n', 0};
-        char TB[2] = {is_t(tb) ? 't' : 'N', 0};
+        /* ConjNoTrans: 'R' (conjugate, no transpose), taken as 'N' for real data as OpenBLAS
+         * does */
+        char TA[2] = {is_t(ta) ? (ta == CblasConjTrans ? 'c' : 'T')
+                               : (ta == CblasConjNoTrans ? 'R' : 'n'), 0};
+        char TB[2] = {is_t(tb) ? (tb == CblasConjTrans ? 'C' : 't')
+                               : (tb == CblasConjNoTrans ? 'r' : 'N'), 0};
         blasint M = (blasint)m, N = (blasint)n, K = (blasint)k, LDA = (blasint)A.ld,
                 LDB = (blasint)B.ld, LDC = (blasint)C.ld;
         if (dbl)
@@ -306,15 +310,39 @@ static void test_gemm(int quick) {
 
 static void test_fortran(void) {
     uint64_t seed = g_seed ^ 0x1234;
-    static const int trans[3] = {CblasNoTrans, CblasTrans, CblasConjTrans};
+    static const int trans[4] = {CblasNoTrans, CblasTrans, CblasConjTrans, CblasConjNoTrans};
     for (int dbl = 0; dbl < 2; ++dbl)
-        for (int ta = 0; ta < 3; ++ta)
-            for (int tb = 0; tb < 2; ++tb) {
+        for (int ta = 0; ta < 4; ++ta)
+            for (int tb = 0; tb < 4; ++tb) {
                 gemm_case(dbl, 1, CblasColMajor, trans[ta], trans[tb], 23, 19, 31, 0.5, -1.5,
                           ta, &seed, "fortran");
                 gemm_case(dbl, 1, CblasColMajor, trans[ta], trans[tb], 9, 11, 4, -2, 0, 1, &seed,
                           "fortran");
             }
+    /* a TRANS character that is none of N, T, C, R (either case): xerbla_ with 1 or 2, C kept */
+    {
+        static const char bad[] = {'X', '/', ' ', 'q'};
+        float Af[4] = {1, 2, 3, 4}, Cf[4] = {5, 6, 7, 8}, fa = 1, fb = 1;
+        double Ad[4] = {1, 2, 3, 4}, Cd[4] = {5, 6, 7, 8}, da = 1, db = 1;
+        blasint two = 2;
+        for (size_t i = 0; i < sizeof bad; ++i)
+            for (int which = 0; which < 2; ++which)
+                for (int dbl = 0; dbl < 2; ++dbl) {
+                    char ta = which ? 'N' : bad[i], tb = which ? bad[i] : 't';
+                    xerbla_reset();
+                    if (dbl)
+                        dgemm_(&ta, &tb, &two, &two, &two, &da, Ad, &two, Ad, &two, &db, Cd, &two,
+                               1, 1);
+                    else
+                        sgemm_(&ta, &tb, &two, &two, &two, &fa, Af, &two, Af, &two, &fb, Cf, &two,
+                               1, 1);
+                    int kept = dbl ? Cd[0] == 5 && Cd[3] == 8 : Cf[0] == 5 && Cf[3] == 8;
+                    CHECK(t_xerbla_calls == 1 && t_xerbla_param == 1 + which && kept,
+                          "%cgemm_('%c', '%c'): xerbla calls %d param %d (expected %d)%s",
+                          dbl ? 'd' : 's', ta, tb, t_xerbla_calls, t_xerbla_param, 1 + which,
+                          kept ? "" : ", C written");
+                }
+    }
     /* reductions through the Fortran symbols */
     float xs[301], ys[301];
     double xd[301], yd[301];
@@ -436,8 +464,58 @@ static void omatcopy_case(int dbl, int layout, int trans, int64_t rows, int64_t 
     free(A.p), free(B.p), free(B0.p);
 }
 
+/* alpha == 0: B = 0 without reading A, whatever A holds (NaN, +-Inf: 0 * A would give NaN),
+ * on every path; B's logical elements start as NaN, its padding must stay. */
+static void omatcopy_zero_case(int dbl, int layout, int trans, int64_t rows, int64_t cols,
+                               int64_t pad, uint64_t *seed) {
+    int rm = layout == CblasRowMajor, t = is_t(trans);
+    mat A = mat_new(dbl, rm, rows, cols, pad, 0, seed);
+    static const double specials[3] = {NAN, INFINITY, -INFINITY};
+    for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < cols; ++j)
+            if ((i + j) % 2 == 0) mat_put(&A, mat_index(&A, i, j), specials[(i + 2 * j) % 3]);
+    mat B = mat_new(dbl, rm, t ? cols : rows, t ? rows : cols, pad + 1, 1, seed);
+    size_t es = dbl ? 8 : 4;
+    void *pa = g_mem ? g_mem->to_call(A.p, A.n * es) : A.p;
+    void *pb = g_mem ? g_mem->to_call(B.p, B.n * es) : B.p;
+    if (dbl)
+        cblas_domatcopy(layout, trans, (blasint)rows, (blasint)cols, 0.0, pa, (blasint)A.ld, pb,
+                        (blasint)B.ld);
+    else
+        cblas_somatcopy(layout, trans, (blasint)rows, (blasint)cols, 0.0f, pa, (blasint)A.ld, pb,
+                        (blasint)B.ld);
+    if (g_mem) {
+        g_mem->back(B.p, pb, B.n * es);
+        g_mem->release(pa), g_mem->release(pb);
+    }
+    int64_t bad = 0;
+    double first = 0;
+    for (int64_t i = 0; i < B.rows; ++i)
+        for (int64_t j = 0; j < B.cols; ++j) {
+            double got = at(&B, i, j);
+            if (got != 0.0 && !bad++) first = got;
+        }
+    int pad_ok = padding_intact(&B);
+    CHECK(!bad && pad_ok && path_ok(),
+          "%somatcopy alpha=0, A with NaN/Inf: %s %s rows=%lld cols=%lld pad=%lld (%s memory, "
+          "path %d): %lld nonzero elements of B (first %g)%s",
+          dbl ? "d" : "s", rm ? "row" : "col", tname(trans), (long long)rows, (long long)cols,
+          (long long)pad, g_mem_name, miniblas_cblas_last_path(), (long long)bad, first,
+          pad_ok ? "" : ", padding overwritten");
+    free(A.p), free(B.p);
+}
+
 static void test_omatcopy(void) {
     uint64_t seed = g_seed ^ 0x99;
+    /* small (the layer's quick path when on the heap) and large (past every size threshold) */
+    static const int64_t zsz[][2] = {{1, 1}, {7, 3}, {16, 16}, {65, 33}, {700, 613}};
+    static const int ztrans[2] = {CblasNoTrans, CblasTrans};
+    for (int dbl = 0; dbl < 2; ++dbl)
+        for (int lay = 0; lay < 2; ++lay)
+            for (int t = 0; t < 2; ++t)
+                for (size_t s = 0; s < sizeof zsz / sizeof zsz[0]; ++s)
+                    omatcopy_zero_case(dbl, lay ? CblasColMajor : CblasRowMajor, ztrans[t],
+                                       zsz[s][0], zsz[s][1], (int64_t)(s % 3), &seed);
     static const int64_t sz[][2] = {{1, 1}, {7, 3}, {33, 65}, {100, 1}, {1, 50}, {0, 4}, {64, 64}};
     static const int trans[4] = {CblasNoTrans, CblasTrans, CblasConjTrans, CblasConjNoTrans};
     for (int dbl = 0; dbl < 2; ++dbl)

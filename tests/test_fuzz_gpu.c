@@ -32,7 +32,7 @@
  * (cblas: through the program's cblas_xerbla, reference CBLAS's numbering, which for row-major
  * gemm is that of the swapped column-major call) and nothing written.
  *
- * sgemm: `auto` runs 3xTF32 on Hopper, which does not yet handle every FP32 input, so by
+ * sgemm: on Hopper `auto` picks 3xTF32, which does not yet handle every FP32 input, so by
  * default sgemm inputs get only the specials it handles (NaN, +-0); MINIBLAS_FUZZ_SGEMM_SPECIALS=1
  * gives sgemm the full set (+-Inf, subnormals) too.
  *
@@ -77,7 +77,7 @@ static const char *const kind_names[K_COUNT] = {"heap", "mmap", "pinned", "regis
 
 static uint64_t g_seed;
 static double g_seconds;
-static int g_threads = 8, g_quick, g_selftest, g_sgemm_specials, g_pageable_ok, g_cc_major;
+static int g_threads = 8, g_quick, g_selftest, g_sgemm_specials, g_pageable_ok;
 static long g_max_calls = -1;
 static int g_kind_ok[K_COUNT];
 static double g_t0;
@@ -1171,7 +1171,7 @@ static void pick_rung(worker *w, rng *r, miniblas_op_t op) {
         int cnt = miniblas_rung_count(op), i = rint_(r, cnt > 0 ? cnt : 1);
         unsigned fl = miniblas_rung_flags(op, i);
         if (cnt > 0 && !(fl & MINIBLAS_RUNG_REDUCED_PRECISION) &&
-            (!(fl & MINIBLAS_RUNG_NEEDS_SM90A) || g_cc_major == 9))
+            miniblas_rung_supported(w->h, op, miniblas_rung_name(op, i)) == MINIBLAS_STATUS_SUCCESS)
             name = miniblas_rung_name(op, i);
     }
     w->rung = name;
@@ -1306,7 +1306,6 @@ int main(int argc, char **argv) {
             printf("cannot query the device\n");
             return 1;
         }
-        g_cc_major = prop.major;
         cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, dev);
         g_pageable_ok = pageable;
         for (int k = 0; k < K_COUNT; ++k) g_kind_ok[k] = 1;

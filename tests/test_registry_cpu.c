@@ -145,7 +145,7 @@ static void upper(char *dst, const char *src, size_t size) {
     dst[i] = '\0';
 }
 
-/* The measured policy of src/auto.c for sgemm (H200 figures in docs/gemm-ladder.md): pipelined
+/* The measured policy of src/auto.c for sgemm (H200 figures in docs/ladders/gemm.md): pipelined
  * for NN with min(m, n) >= 1024 and m * n >= 2^21, tuned for small, skinny or transposed;
  * on Hopper wgmma_tf32x3 there and from m * n * k >= 2^25. */
 static void test_auto_sgemm_policy(void) {

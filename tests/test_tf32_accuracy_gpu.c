@@ -612,14 +612,9 @@ int main(void) {
     cublas_check(cublasCreate(&cb), "cublasCreate");
     cublas_check(cublasSetMathMode(cb, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
 
-    int dev = 0, major = 0, minor = 0;
-    MBT_CUDA(cudaGetDevice(&dev));
-    MBT_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-    MBT_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
-    const int hopper = major == 9 && minor == 0;
-    if (!hopper)
-        printf("%s skipped: needs a compute capability 9.0 GPU (this is %d.%d)\n", WG_RUNG, major,
-               minor);
+    const int hopper =
+        miniblas_rung_supported(h, MINIBLAS_OP_SGEMM, WG_RUNG) == MINIBLAS_STATUS_SUCCESS;
+    if (!hopper) printf("%s skipped: %s\n", WG_RUNG, miniblas_last_error(h));
 
     static const int shapes[][3] = {{256, 256, 256},   {1024, 1024, 1024}, {777, 1001, 1535},
                                     {2048, 2048, 2048}, {4096, 4096, 4096}};

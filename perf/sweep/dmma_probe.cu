@@ -16,7 +16,7 @@
  * Also: cuBLAS DGEMM and the library's launcher (mb_dgemm_dmma) on the same matrices, and (argument
  * t: once each; r: 3 interleaved rounds, for the power cap) cuBLAS's own tile shape built from
  * tc_gemm_kernel (g_tiles). Arguments: none = modes 0-5; c = cuBLAS only (for ncu).
- * Measured (H200, 700 W cap, median of 7, TFLOP/s, n = 4096 / 8192; helper session of 2026-11-22):
+ * Measured (H200, 700 W cap, median of 7, TFLOP/s, n = 4096 / 8192; 2026-11-22):
  *   cuBLAS 60.1 / 55.0 (power-capped at 8192: 1.4-1.97 GHz); lib 51.6 / 50.7; FULL 51.4 / 50.3;
  *   NOLOAD 58.9 / 59.2; NOLOAD no barriers 62.4 / 59.3; SAMETILE 50.6 / 48.0 (L2-resident loads
  *   are no faster: not an L2/DRAM bandwidth limit); LOADONLY 0.98 ms = 37% of FULL's time;

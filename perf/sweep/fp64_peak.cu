@@ -3,11 +3,11 @@
  *   FFMA  FP32 SIMT: the same in float
  *   DMMA  FP64 tensor cores: mma.sync m16n8k16 .f64 on register fragments (8 independent
  *         16x8 accumulators per warp, operands never reloaded: an upper bound for a GEMM)
- *   OUTER (session 6) the SIMT dgemm inner loop without its loads: an 8x8 thread tile of
+ *   OUTER the SIMT dgemm inner loop without its loads: an 8x8 thread tile of
  *         accumulators updated by c[i][j] = fma(a[i], b[j], c[i][j]) with a and b in
  *         registers, one block of 256 threads per SM as in the tuned rung (an upper bound for
  *         the SIMT dgemm rungs: a GEMM adds shared and global loads, and their power).
- *         H200 (session 6 runs 2-3): 28.3-28.6 TFLOP/s at 1980 MHz and 637-650 W, against
+ *         H200 (two measurements): 28.3-28.6 TFLOP/s at 1980 MHz and 637-650 W, against
  *         33.1 TFLOP/s at 515-525 W for DFMA; the tuned SIMT dgemm: 21 TFLOP/s at the 700 W cap
  * Each kernel is calibrated to run ~0.7 s, then run REPS times; TFLOP/s of each run, and the
  * SM clock / power read by nvidia-smi while the last run is in flight.

@@ -1,6 +1,6 @@
 /* Mid-size dgemm on the FP64 tensor cores (512 <= n <= 3072, where a wave of big tiles does
- * not fill the GPU evenly): tile configurations x forced split-K slice counts S (session 6;
- * cuBLAS runs 32x64x32 tiles at 512-1536 and 64x64x16 in 4 stages at 640, per ncu).
+ * not fill the GPU evenly): tile configurations x forced split-K slice counts S (cuBLAS uses
+ * 32x64x32 tiles at 512-1536 and 64x64x16 in 4 stages at 640, per ncu).
  * Same template and options as sweep_dmma.cu (tc_cfg<double, BM, BN, BK, WM, WN, STAGES,
  * MINB, DK, PIPE, LEAN>); /S<n> = n slices of k, clamped to >= 4 k-tiles each and to the
  * sweep's workspace (SWEEP_WORK_MB, default 64). */

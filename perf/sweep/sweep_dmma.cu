@@ -4,7 +4,7 @@
  * holds WM/16 * WN/8 * 4 doubles of accumulator: 32x64 / 64x32 = 128 registers, 64x64 = 256
  * (impossible), so a block of 8 warps (the most that fits at ~255 registers) is at most
  * 128x128; 128x256 / 256x128 cannot be built.
- * Session 4 options (name suffix kDKpPIPElLEAN; D rows are k4p0l0):
+ * Options (name suffix kDKpPIPElLEAN; D rows are k4p0l0):
  *   DK    mma.sync .f64 depth: 4 = m16n8k4 (current), 8 = m16n8k8, 16 = m16n8k16 (a quarter of
  *         the mma instructions and accumulator register traffic of k4 per k)
  *   PIPE  0 = two fragment register sets, step s + 1 loaded during step s (current);
@@ -18,26 +18,27 @@
 #define X(...) SW_TC_X(double, TC_OP_DMMA, __VA_ARGS__)
 const sw_cfg SW_PART_NAME(sw_dmma)[] = {
 #if SW_PART == 0
-    /* Session 5: cuBLAS's own DGEMM tile (ncu: 128x64x16, 4 warps of 64x32, 2 blocks/SM,
-     * m16n8k8, 3 stages) and its neighbours. Session 4's rows (128x128 blocks, 8 warps) are
-     * in docs/gemm-ladder.md; the last row is session 4's big tile for reference. */
-    X(128, 64, 16, 64, 32, 3, 2, 8, 0, 1, "CURRENT big since session 5: cuBLAS's shape, k8, two sets, lean"),
-    X(128, 64, 16, 64, 32, 3, 2, 8, 2, 1, "session 6: cuBLAS's shape, k8, stream loop"),
-    X(128, 64, 16, 64, 32, 4, 2, 8, 2, 1, "session 6: cuBLAS's shape, k8, stream loop, 4 stages"),
-    X(128, 64, 16, 64, 32, 3, 2, 16, 2, 1, "session 6: cuBLAS's shape, k16, stream loop"),
+    /* cuBLAS's own DGEMM tile (ncu: 128x64x16, 4 warps of 64x32, 2 blocks/SM, m16n8k8,
+     * 3 stages) and its neighbours. The 128x128 tiles of 8 warps that did not pay are in
+     * docs/ladders/gemm.md ("Tried, did not pay"); the row after these is the former big tile,
+     * for reference. */
+    X(128, 64, 16, 64, 32, 3, 2, 8, 0, 1, "CURRENT big: cuBLAS's shape, k8, two sets, lean"),
+    X(128, 64, 16, 64, 32, 3, 2, 8, 2, 1, "cuBLAS's shape, k8, stream loop"),
+    X(128, 64, 16, 64, 32, 4, 2, 8, 2, 1, "cuBLAS's shape, k8, stream loop, 4 stages"),
+    X(128, 64, 16, 64, 32, 3, 2, 16, 2, 1, "cuBLAS's shape, k16, stream loop"),
     X(128, 64, 16, 64, 32, 3, 2, 8, 1, 1, "cuBLAS's shape, k8, one set"),
     X(128, 64, 16, 64, 32, 4, 2, 8, 0, 1, "cuBLAS's shape, 4 stages"),
     X(128, 64, 16, 64, 32, 3, 2, 16, 1, 1, "cuBLAS's shape, k16, one set"),
     X(128, 64, 32, 64, 32, 2, 2, 8, 0, 1, "cuBLAS's shape with BK 32 x 2 stages"),
-    X(128, 128, 32, 64, 32, 3, 1, 16, 1, 1, "big of session 4: 128x128x32, 8 warps, k16, one set"),
-    /* Session 8: warp tiles of 32x64 (2 x 8 mma tiles), whose A fragments are half those of
+    X(128, 128, 32, 64, 32, 3, 1, 16, 1, 1, "former big: 128x128x32, 8 warps, k16, one set"),
+    /* Warp tiles of 32x64 (2 x 8 mma tiles), whose A fragments are half those of
      * 64x32, so the stream loop (A held, B one column ahead) fits in registers. */
-    X(128, 64, 16, 32, 64, 3, 2, 8, 2, 1, "session 8: cuBLAS's block, warps 32x64, k8, stream loop"),
-    X(128, 64, 16, 32, 64, 3, 2, 16, 2, 1, "session 8: warps 32x64, k16, stream loop"),
-    X(128, 64, 16, 32, 64, 4, 2, 8, 2, 1, "session 8: warps 32x64, k8, stream loop, 4 stages"),
-    X(128, 64, 16, 32, 64, 3, 2, 8, 1, 1, "session 8: warps 32x64, k8, one set"),
-    X(64, 128, 16, 32, 64, 3, 2, 8, 2, 1, "session 8: 64x128, warps 32x64, k8, stream loop"),
-    X(128, 128, 16, 32, 64, 3, 1, 8, 2, 1, "session 8: 128x128, 8 warps of 32x64, k8, stream loop"),
+    X(128, 64, 16, 32, 64, 3, 2, 8, 2, 1, "cuBLAS's block, warps 32x64, k8, stream loop"),
+    X(128, 64, 16, 32, 64, 3, 2, 16, 2, 1, "warps 32x64, k16, stream loop"),
+    X(128, 64, 16, 32, 64, 4, 2, 8, 2, 1, "warps 32x64, k8, stream loop, 4 stages"),
+    X(128, 64, 16, 32, 64, 3, 2, 8, 1, 1, "warps 32x64, k8, one set"),
+    X(64, 128, 16, 32, 64, 3, 2, 8, 2, 1, "64x128, warps 32x64, k8, stream loop"),
+    X(128, 128, 16, 32, 64, 3, 1, 8, 2, 1, "128x128, 8 warps of 32x64, k8, stream loop"),
 #else
     /* The small tile (< 264 tiles) and other shapes. */
     D(128, 64, 32, 32, 32, 3, 1, "CURRENT small (< 264 tiles)"),
@@ -47,11 +48,11 @@ const sw_cfg SW_PART_NAME(sw_dmma)[] = {
     X(128, 64, 32, 32, 32, 3, 1, 16, 2, 1, "small, m16n8k16 stream, lean"),
     X(128, 64, 32, 32, 32, 3, 1, 8, 0, 0, "small, m16n8k8, two sets"),
     X(128, 64, 32, 32, 32, 4, 1, 16, 2, 1, "small, m16n8k16 stream, lean, 4 stages"),
-    D(64, 64, 16, 32, 32, 3, 3, "64x64, 4 warps of 32x32, 3 blocks/SM (session 3 best at 1024)"),
+    D(64, 64, 16, 32, 32, 3, 3, "64x64, 4 warps of 32x32, 3 blocks/SM (a former best at 1024)"),
     X(64, 64, 16, 32, 32, 3, 2, 16, 1, 1, "64x64 2 blocks/SM, m16n8k16, one set, lean"),
     X(64, 64, 16, 32, 32, 3, 2, 16, 2, 1, "64x64 2 blocks/SM, m16n8k16 stream, lean"),
     X(64, 64, 32, 32, 32, 3, 2, 16, 2, 1, "64x64 BK 32, 2 blocks/SM, m16n8k16 stream, lean"),
-    X(128, 128, 16, 32, 64, 4, 1, 4, 2, 1, "big until session 3 (BK 16 x 4), k4 stream, lean"),
+    X(128, 128, 16, 32, 64, 4, 1, 4, 2, 1, "an earlier big tile (BK 16 x 4), k4 stream, lean"),
     X(128, 128, 32, 32, 64, 3, 1, 4, 1, 0, "big, k4, one set (control for PIPE 1)"),
 #endif
 };

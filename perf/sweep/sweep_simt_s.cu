@@ -16,7 +16,7 @@ const sw_cfg SW_PART_NAME(sw_simt_s)[] = {
 #else
     S(128, 256, 16, 64, 64, 8, 16, 2, 1, 1, "128x256, 8 warps of 64x64, thread 8x16"),
     S(256, 128, 16, 64, 64, 16, 8, 2, 1, 1, "256x128, 8 warps of 64x64, thread 16x8"),
-    S(256, 128, 16, 64, 64, 16, 8, 3, 1, 1, "256x128 thread 16x8, 3 stages (best of session 3)"),
+    S(256, 128, 16, 64, 64, 16, 8, 3, 1, 1, "256x128 thread 16x8, 3 stages (a former best)"),
     S(256, 128, 8, 64, 64, 16, 8, 3, 1, 1, "256x128 thread 16x8, BK 8 x 3 stages"),
     S(128, 128, 16, 64, 64, 8, 16, 2, 2, 1, "128x128, 4 warps of 64x64, thread 8x16, 2 blocks/SM"),
     S(64, 64, 32, 32, 64, 8, 8, 3, 2, 4, "F_SLICED, 3 stages"),

@@ -484,6 +484,13 @@ static void omatcopy_plain(int dbl, int t, int64_t rows, int64_t cols, double al
         }
 }
 
+/* B = 0 (alpha == 0): A is not read, so NaN or Inf in A does not reach B (OpenBLAS's omatcopy
+ * reads A and writes 0 * A on some paths). B is brows x bcols, column-major, host memory. */
+static void omatcopy_zero(size_t e, int64_t brows, int64_t bcols, void *B, int64_t ldb) {
+    for (int64_t j = 0; j < bcols; ++j)
+        memset((char *)B + (size_t)(j * ldb) * e, 0, (size_t)brows * e);
+}
+
 static void omatcopy_entry(int dbl, int layout, int trans, int64_t rows, int64_t cols,
                            double alpha, const void *A, int64_t lda, void *B, int64_t ldb) {
     const char *routine = dbl ? "cblas_domatcopy" : "cblas_somatcopy";
@@ -532,7 +539,9 @@ static void omatcopy_entry(int dbl, int layout, int trans, int64_t rows, int64_t
     }
     enum CBLAS_TRANSPOSE ct = t ? CblasTrans : CblasNoTrans;
     enum CBLAS_ORDER ord = layout == CblasRowMajor ? CblasRowMajor : CblasColMajor;
-    if (!dbl && mbc_cpu.cblas_somatcopy)
+    if (alpha == 0) /* +-0: zeros, A not read (the GPU path does the same) */
+        omatcopy_zero(e, t ? c : r, t ? r : c, B, ldb);
+    else if (!dbl && mbc_cpu.cblas_somatcopy)
         mbc_cpu.cblas_somatcopy(ord, ct, (blasint)rows, (blasint)cols, (float)alpha, A,
                                 (blasint)lda, B, (blasint)ldb);
     else if (dbl && mbc_cpu.cblas_domatcopy)
@@ -544,19 +553,35 @@ static void omatcopy_entry(int dbl, int layout, int trans, int64_t rows, int64_t
 }
 
 /* The quick path of omatcopy, as the reductions': surely valid (N/T, sizes > 0), rows * cols
- * below the crossover and the CPU BLAS has the routine (g_qom), both matrices in the brk heap:
+ * below the crossover and the CPU BLAS has the routine (g_qom), alpha != 0 (alpha == 0 writes
+ * zeros without reading A: omatcopy_entry), both matrices in the brk heap:
  * the CPU BLAS's omatcopy as called, from the entry point; the slow twin takes the program's
  * data and the caller's stack the same way, the rest to omatcopy_entry. Through
  * omatcopy_entry alone (the full check, pointer kinds, the decision) the layer added 15-20 ns
  * a call: 1.92x / 1.55x / 1.15x / 1.06x of OpenBLAS's somatcopy at 8x8 / 16x16 / 32x32 /
  * 64x64. */
+/* x != 0 (NaN counts as nonzero), from the bits: the sign shifted out, three instructions where
+ * the floating-point compare takes seven on x86-64. */
+static inline int nonzero_f(float x) {
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return (u << 1) != 0;
+}
+static inline int nonzero_d(double x) {
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return (u << 1) != 0;
+}
+#define NONZERO(x) _Generic((x), float: nonzero_f, double: nonzero_d)(x)
+
 #define OMATCOPY(name, dbl, T, call)                                                              \
     __attribute__((noinline)) static void name##_slow(                                            \
         OPENBLAS_CONST enum CBLAS_ORDER CORDER, OPENBLAS_CONST enum CBLAS_TRANSPOSE CTRANS,       \
         OPENBLAS_CONST blasint crows, OPENBLAS_CONST blasint ccols, OPENBLAS_CONST T calpha,     \
         OPENBLAS_CONST T *a, OPENBLAS_CONST blasint clda, T *b, OPENBLAS_CONST blasint cldb) {   \
         if (mb_omatcopy_surely_valid(CORDER, CTRANS, crows, ccols, a, clda, b, cldb) &&           \
-            (uint64_t)crows * (uint64_t)ccols < quick_om(dbl) && quick_ptr(a) && quick_ptr(b)) {  \
+            (uint64_t)crows * (uint64_t)ccols < quick_om(dbl) && NONZERO(calpha) &&               \
+            quick_ptr(a) && quick_ptr(b)) {                                                       \
             t_last_path = MINIBLAS_CBLAS_PATH_CPU;                                                \
             call;                                                                                 \
             return;                                                                               \
@@ -570,7 +595,7 @@ static void omatcopy_entry(int dbl, int layout, int trans, int64_t rows, int64_t
         if (__builtin_expect(mb_omatcopy_surely_valid(CORDER, CTRANS, crows, ccols, a, clda, b,   \
                                                       cldb) &&                                    \
                                  (uint64_t)crows * (uint64_t)ccols < quick_om(dbl) &&             \
-                                 mbc_in_heap2(a, b),                                              \
+                                 NONZERO(calpha) && mbc_in_heap2(a, b),                           \
                              1)) {                                                                \
             t_last_path = MINIBLAS_CBLAS_PATH_CPU;                                                \
             call;                                                                                 \
@@ -586,12 +611,17 @@ OMATCOPY(cblas_domatcopy, 1, double,
 
 /* ------------------------------------------------------------------ Fortran (gfortran) */
 
-/* CHARACTER*1 transpose argument -> CBLAS value; 0 (invalid) for anything else. */
+/* CHARACTER*1 transpose argument -> CBLAS value; 0 (invalid) for anything else. 'R' (conjugate,
+ * no transpose) is 'N' for real data: OpenBLAS's sgemm_/dgemm_ accept it so, reference BLAS
+ * refuses it; the layer answers as the CPU BLAS it sits in front of (OpenBLAS) does. Either
+ * goes to the full path (the quick path takes N and T only), which passes the CPU BLAS 'N' or
+ * 'T'. */
 static int ftrans(const char *c) {
     switch (*c) {
     case 'N': case 'n': return CblasNoTrans;
     case 'T': case 't': return CblasTrans;
     case 'C': case 'c': return CblasConjTrans;
+    case 'R': case 'r': return CblasConjNoTrans;
     default: return 0;
     }
 }

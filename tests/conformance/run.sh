@@ -147,24 +147,6 @@ l3)
   grep 'PASSED' "$B" | sed 's/^ *//' | while IFS= read -r line; do
     grep -qF -- "$line" "$P" || echo "$line"
   done >"$work/missing"
-  # The known failure MINIBLAS_CONFORMANCE_XFAIL=rowmajor-xerbla: cblas_?gemm in row-major
-  # reports bad M / N / lda / ldb to cblas_xerbla under the caller's parameter numbers where
-  # reference CBLAS and OpenBLAS give the swapped column-major call's (M 5, N 4, lda 11,
-  # ldb 9). Strict: the test fails when that failure comes with any other, and when it no
-  # longer occurs (then drop the expectation: MINIBLAS_XFAIL_ROWMAJOR_XERBLA=OFF).
-  if [ "${MINIBLAS_CONFORMANCE_XFAIL:-}" = rowmajor-xerbla ] && [ "$kind" = l3 ] && [ -z "$out" ]; then
-    known='(XERBLA WAS CALLED WITH INFO = (4|5|9|11) INSTEAD OF (4|5|9|11) in cblas_[sd]gemm|ILLEGAL VALUE OF PARAMETER NUMBER (4|5|9|11) NOT DETECTED BY cblas_[sd]gemm|cblas_[sd]gemm FAILED THE TESTS OF ERROR-EXITS)'
-    if grep -qE "$known" "$work/pre/problems"; then
-      note "KNOWN FAILURE (expected; MINIBLAS_XFAIL_ROWMAJOR_XERBLA): row-major cblas_?gemm error numbers, count x line:"
-      grep -E "$known" "$work/pre/problems" | sort | uniq -c | sed 's/^/    /'
-      grep -vE "$known" "$work/pre/problems" >"$work/pre/problems.other"
-      mv "$work/pre/problems.other" "$work/pre/problems"
-      grep -vE '^cblas_[sd]gemm +PASSED THE TESTS OF ERROR-EXITS$' "$work/missing" >"$work/missing.other"
-      mv "$work/missing.other" "$work/missing"
-    else
-      bad "the expected failure (row-major cblas_?gemm error numbers) no longer occurs: configure with -DMINIBLAS_XFAIL_ROWMAJOR_XERBLA=OFF (tests/conformance.cmake)"
-    fi
-  fi
   if [ -s "$work/pre/problems" ]; then
     bad "with libminiblas_cblas, failed checks (count x line):
 $(sort "$work/pre/problems" | uniq -c | sed 's/^/    /')"
