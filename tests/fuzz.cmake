@@ -1,5 +1,6 @@
-# The CPU fuzzer (tests/fuzz/fuzz_cpu.c): the argument check and every entry point of
-# libminiblas_cblas on the CPU path, against a model of the rules and OpenBLAS, with guard pages.
+# The CPU fuzzer (tests/fuzz/fuzz_cpu.c, the driver, and tests/fuzz/fuzz_cpu_*.c, declarations in
+# fuzz_cpu.h): the argument check and every entry point of libminiblas_cblas on the CPU path,
+# against a model of the rules and OpenBLAS, with guard pages.
 # The layer's sources and src/check.c are compiled into the fuzzer itself with AddressSanitizer
 # and UndefinedBehaviorSanitizer (when the compiler can link them), so the test needs no second
 # build tree; libminiblas (the native library, uninstrumented) and the CUDA runtime are linked as
@@ -32,7 +33,11 @@ set(_cb_srcs "")
 foreach(f ${_cb_rel})
   list(APPEND _cb_srcs ${PROJECT_SOURCE_DIR}/src/cblas/${f})
 endforeach()
-add_executable(fuzz_cpu ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_cpu.c ${_cb_srcs})
+set(_fz_parts "")
+foreach(f fuzz_cpu fuzz_cpu_ref fuzz_cpu_mem fuzz_cpu_model fuzz_cpu_gemm fuzz_cpu_ops)
+  list(APPEND _fz_parts ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/${f}.c)
+endforeach()
+add_executable(fuzz_cpu ${_fz_parts} ${_cb_srcs})
 target_include_directories(fuzz_cpu PRIVATE
   $<TARGET_PROPERTY:miniblas_cblas,INCLUDE_DIRECTORIES> ${PROJECT_SOURCE_DIR}/src)
 target_compile_definitions(fuzz_cpu PRIVATE MBC_BUILD_CPU_BLAS="${MINIBLAS_CPU_BLAS_PATH}"
@@ -53,7 +58,7 @@ endif()
 # The same fuzzer without sanitizers: ASan's allocator does not use the brk heap, so only here
 # do the heap operands take the layer's quick paths (src/cblas/ptr.c); their poisoned margins
 # are checked instead.
-add_executable(fuzz_cpu_plain ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_cpu.c ${_cb_srcs})
+add_executable(fuzz_cpu_plain ${_fz_parts} ${_cb_srcs})
 foreach(p INCLUDE_DIRECTORIES COMPILE_DEFINITIONS LINK_LIBRARIES)
   set_property(TARGET fuzz_cpu_plain PROPERTY ${p} $<TARGET_PROPERTY:fuzz_cpu,${p}>)
 endforeach()
