@@ -2,81 +2,15 @@
  * The rung registry and the selection rule, without a GPU: the per-op tables
  * (kernels/<family>/rungs.def), names and descriptions, the environment parser, the selection
  * order (handle setting > MINIBLAS_<OP> > auto), the math-mode gate on reduced-precision rungs,
- * what each GPU and build can run (per-rung minimum compute capability, the code the library
- * holds for a GPU, the sm_90a code), `auto`'s table of every architecture family, the public
- * rung/handle functions on a hand-built context (struct
- * miniblas_context of src/internal.h; none of them touch the GPU), status and version strings,
- * and miniblas_create on a machine with no GPU.
+ * the public rung/handle functions on a hand-built context (struct miniblas_context of
+ * src/internal.h; none of them touch the GPU), status and version strings, and miniblas_create
+ * on a machine with no GPU. What each GPU and build can run, and `auto`'s tables:
+ * test_registry_auto_cpu.c.
  *
  * Loops run over the tables, so rungs added later are covered without editing this file.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <strings.h>
-#include <ctype.h>
-#include "internal.h"
-#include "arch.h"
-#include "cpu_check.h"
-
-
-
-static const char *const op_names[MINIBLAS_OP_COUNT] = {
-    "sgemm", "dgemm", "somatcopy", "domatcopy", "sasum", "dasum", "sdot", "ddot"};
-static const char *const op_envs[MINIBLAS_OP_COUNT] = {
-    "MINIBLAS_SGEMM", "MINIBLAS_DGEMM", "MINIBLAS_SOMATCOPY", "MINIBLAS_DOMATCOPY",
-    "MINIBLAS_SASUM", "MINIBLAS_DASUM", "MINIBLAS_SDOT", "MINIBLAS_DDOT"};
-
-/* A context as miniblas_create would leave it, without the GPU parts. */
-static void fresh(struct miniblas_context *h) {
-    memset(h, 0, sizeof *h);
-    h->cc_major = 9;
-    h->cc_minor = 0;
-    h->math_mode = MINIBLAS_MATH_DEFAULT;
-    for (int op = 0; op < MINIBLAS_OP_COUNT; ++op) {
-        h->sel[op] = MB_SEL_AUTO;
-        h->env_sel[op] = MB_SEL_AUTO;
-        h->last_rung[op] = "";
-    }
-}
-
-/* Shapes that auto might treat differently: tiny, odd, large, skinny. */
-static mb_shape shape_of(miniblas_op_t op, int which) {
-    static const int64_t sz[] = {1, 7, 33, 257, 1000, 4096, 16384, (int64_t)1 << 28};
-    int64_t s = sz[which % 8];
-    mb_shape sh = {0, 0, 0, 0, 1, 1};
-    switch (op) {
-    case MINIBLAS_OP_SGEMM:
-    case MINIBLAS_OP_DGEMM:
-        sh.m = s > 65536 ? 65536 : s;
-        sh.n = which >= 8 ? 1 : sh.m;
-        sh.k = which >= 8 ? 3 * sh.m + 1 : sh.m;
-        break;
-    case MINIBLAS_OP_SOMATCOPY:
-    case MINIBLAS_OP_DOMATCOPY:
-        sh.m = s > 65536 ? 65536 : s;
-        sh.n = which >= 8 ? 2 : sh.m;
-        sh.trans = which & 1;
-        break;
-    default:
-        sh.n = s;
-        sh.incx = which >= 8 ? -2 : 1;
-        sh.incy = which >= 8 ? 0 : 1;
-        break;
-    }
-    return sh;
-}
-#define NSHAPES 16
-
-static int list_has(const char *list, const char *name) {
-    /* the list is "auto, a, b, ..." */
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", list);
-    for (char *tok = strtok(buf, ", "); tok; tok = strtok(NULL, ", "))
-        if (strcmp(tok, name) == 0) return 1;
-    return 0;
-}
+#include "registry_common.h"
 
 static void test_tables(void) {
     for (int op = 0; op < MINIBLAS_OP_COUNT; ++op) {
@@ -139,45 +73,6 @@ static void test_tables(void) {
     }
 }
 
-static void upper(char *dst, const char *src, size_t size) {
-    size_t i = 0;
-    for (; src[i] && i + 1 < size; ++i) dst[i] = (char)toupper((unsigned char)src[i]);
-    dst[i] = '\0';
-}
-
-/* The measured policy of src/auto.c for sgemm (H200 figures in docs/ladders/gemm.md): pipelined
- * for NN with min(m, n) >= 1024 and m * n >= 2^21, tuned for small, skinny or transposed;
- * on Hopper wgmma_tf32x3 there and from m * n * k >= 2^25. */
-static void test_auto_sgemm_policy(void) {
-    /* cc 9.0: wgmma_tf32x3 from 1024 and 2^21 elements of C or from 2^25 multiply-adds, any
-     * transpose; cc 8.0 (and 9.0 below that size): pipelined for NN from the same size, else
-     * tuned */
-    static const struct { int64_t m, n, k; int trans, cc; const char *rung; } c[] = {
-        {8192, 8192, 8192, 0, 90, "wgmma_tf32x3"}, {8192, 1024, 8192, 0, 90, "wgmma_tf32x3"},
-        {2048, 1024, 8192, 0, 90, "wgmma_tf32x3"}, {4096, 4096, 4096, 3, 90, "wgmma_tf32x3"},
-        {1024, 1024, 1024, 0, 90, "wgmma_tf32x3"}, {8192, 128, 8192, 3, 90, "wgmma_tf32x3"},
-        {128, 8192, 8192, 0, 90, "wgmma_tf32x3"},  {16384, 512, 64, 0, 90, "wgmma_tf32x3"},
-        {256, 256, 256, 0, 90, "tuned"},          {512, 512, 512, 3, 90, "wgmma_tf32x3"},
-        {256, 256, 511, 0, 90, "tuned"},          {256, 256, 512, 0, 90, "wgmma_tf32x3"},
-        {1, 1, 1LL << 40, 0, 90, "wgmma_tf32x3"},  {1LL << 20, 1LL << 20, 1LL << 40, 0, 90, "wgmma_tf32x3"},
-        {8192, 8192, 8192, 0, 80, "pipelined"},    {8192, 1024, 8192, 0, 80, "pipelined"},
-        {2048, 1024, 8192, 0, 80, "pipelined"},    {1024, 2048, 512, 0, 80, "pipelined"},
-        {1024, 1024, 1024, 0, 80, "tuned"},        {8192, 128, 8192, 0, 80, "tuned"},
-        {4096, 4096, 4096, 3, 80, "tuned"},        {8192, 8192, 8192, 0, 89, "pipelined"},
-    };
-    int n = 0;
-    const mb_rung *t = mb_op_rungs(MINIBLAS_OP_SGEMM, &n);
-    for (size_t i = 0; i < sizeof c / sizeof c[0]; ++i) {
-        mb_shape sh = {c[i].m, c[i].n, c[i].k, c[i].trans, 0, 0};
-        mb_target tg = {c[i].cc, c[i].cc, 1};
-        int idx = mb_auto_pick_target(MINIBLAS_OP_SGEMM, &sh, 0, &tg);
-        CHECKF(idx >= 0 && idx < n && strcmp(t[idx].name, c[i].rung) == 0,
-               "sgemm %lldx%lldx%lld trans %d cc %d: auto picked '%s', expected '%s'",
-               (long long)c[i].m, (long long)c[i].n, (long long)c[i].k, c[i].trans, c[i].cc,
-               idx >= 0 && idx < n ? t[idx].name : "?", c[i].rung);
-    }
-}
-
 static void test_parse_and_list(void) {
     for (int op = 0; op < MINIBLAS_OP_COUNT; ++op) {
         miniblas_op_t o = (miniblas_op_t)op;
@@ -215,14 +110,6 @@ static void test_parse_and_list(void) {
         CHECK(memchr(small, '\0', 7) != NULL && small[7] == '#');
     }
 }
-
-/* Whether rung i of op runs on the hand-built context's GPU with this build (on a machine with
- * a GPU, the code the library holds for device 0 counts). */
-static int runs_on(const struct miniblas_context *h, miniblas_op_t op, int i) {
-    mb_target tg = mb_target_of(h->device, h->cc_major * 10 + h->cc_minor);
-    return mb_rung_runs(op, i, &tg, NULL, 0);
-}
-
 /* Selection on a hand-built context. */
 static void test_select(void) {
     struct miniblas_context h;
@@ -362,11 +249,6 @@ static void test_select(void) {
         r = NULL;
         CHECK(mb_select(&h, other, &sho, &r) == MINIBLAS_STATUS_SUCCESS && r != NULL);
     }
-}
-
-static void clear_env(void) {
-    for (int op = 0; op < MINIBLAS_OP_COUNT; ++op) unsetenv(op_envs[op]);
-    unsetenv("MINIBLAS_MATH_MODE");
 }
 
 static void test_environment(void) {
@@ -635,251 +517,10 @@ static void test_create_without_gpu(void) {
     }
 }
 
-
-/* The rung `auto` picks on target t, by name ("?" when none). */
-static const char *pick_name(miniblas_op_t op, int64_t m, int64_t n, int64_t k, int trans,
-                             const mb_target *t) {
-    mb_shape sh = {m, n, k, trans, 1, 1};
-    if (op != MINIBLAS_OP_SGEMM && op != MINIBLAS_OP_DGEMM) sh = (mb_shape){0, n, 0, 0, 1, 1};
-    int i = mb_auto_pick_target(op, &sh, 0, t);
-    const char *name = i >= 0 ? miniblas_rung_name(op, i) : NULL;
-    return name ? name : "?";
-}
-
-/* `auto`'s table of every architecture family (src/auto.c), each GPU with a build that has
- * code for it (and sm_90a). */
-static void test_families(void) {
-    static const struct {
-        int cc;
-        const char *family;
-        const char *dgemm;     /* every shape */
-        const char *sgemm_big; /* NN, 4096^3 */
-    } f[] = {
-        {75, "7.5", "tuned", "tuned"},         {80, "8.0", "dmma", "pipelined"},
-        {86, "8.6/8.9", "tuned", "pipelined"}, {87, "8.6/8.9", "tuned", "pipelined"},
-        {89, "8.6/8.9", "tuned", "pipelined"}, {90, "9.0", "dmma", "wgmma_tf32x3"},
-        {100, "10.x", "dmma", "pipelined"},    {103, "10.x", "dmma", "pipelined"},
-        {110, "12.x", "tuned", "pipelined"},   {120, "12.x", "tuned", "pipelined"},
-        {121, "12.x", "tuned", "pipelined"},
-    };
-    mb_target h200 = {90, 90, 1};
-    for (size_t i = 0; i < sizeof f / sizeof f[0]; ++i) {
-        mb_target t = {f[i].cc, f[i].cc, 1};
-        CHECKF(strcmp(mb_auto_family(f[i].cc), f[i].family) == 0, "cc %d: family %s", f[i].cc,
-               mb_auto_family(f[i].cc));
-        static const int64_t dims[][3] = {{1, 1, 1}, {33, 7, 257}, {256, 256, 256},
-                                          {1024, 1024, 1024}, {4096, 4096, 4096},
-                                          {8192, 128, 8192}};
-        for (size_t d = 0; d < sizeof dims / sizeof dims[0]; ++d)
-            for (int tr = 0; tr < 4; ++tr) {
-                const char *dg = pick_name(MINIBLAS_OP_DGEMM, dims[d][0], dims[d][1], dims[d][2],
-                                           tr, &t);
-                CHECKF(strcmp(dg, f[i].dgemm) == 0, "cc %d dgemm %lld: %s, expected %s",
-                       f[i].cc, (long long)dims[d][0], dg, f[i].dgemm);
-                const char *sg = pick_name(MINIBLAS_OP_SGEMM, dims[d][0], dims[d][1], dims[d][2],
-                                           tr, &t);
-                /* off Hopper, never the 3xTF32 rungs; small shapes: tuned everywhere */
-                if (f[i].cc != 90)
-                    CHECKF(strcmp(sg, "tuned") == 0 || strcmp(sg, "pipelined") == 0,
-                           "cc %d sgemm: %s", f[i].cc, sg);
-                if (dims[d][0] <= 256)
-                    CHECKF(strcmp(sg, "tuned") == 0, "cc %d sgemm %lld: %s", f[i].cc,
-                           (long long)dims[d][0], sg);
-                if (tr != 0 && f[i].cc != 90)
-                    CHECKF(strcmp(sg, "tuned") == 0, "cc %d sgemm trans %d: %s", f[i].cc, tr, sg);
-            }
-        const char *big = pick_name(MINIBLAS_OP_SGEMM, 4096, 4096, 4096, 0, &t);
-        CHECKF(strcmp(big, f[i].sgemm_big) == 0, "cc %d sgemm 4096 NN: %s, expected %s",
-               f[i].cc, big, f[i].sgemm_big);
-        /* the other ops: as measured on the H200, on every family */
-        for (int op = MINIBLAS_OP_SOMATCOPY; op < MINIBLAS_OP_COUNT; ++op)
-            for (int s2 = 0; s2 < NSHAPES; ++s2) {
-                mb_shape sh = shape_of((miniblas_op_t)op, s2);
-                int a = mb_auto_pick_target((miniblas_op_t)op, &sh, 0, &t);
-                int b = mb_auto_pick_target((miniblas_op_t)op, &sh, 0, &h200);
-                CHECKF(a >= 0 && a == b, "cc %d %s shape %d: %d vs %d", f[i].cc, op_names[op],
-                       s2, a, b);
-            }
-        /* whatever it picks runs there, and is full precision */
-        for (int op = 0; op < MINIBLAS_OP_COUNT; ++op)
-            for (int s2 = 0; s2 < NSHAPES; ++s2) {
-                mb_shape sh = shape_of((miniblas_op_t)op, s2);
-                int a = mb_auto_pick_target((miniblas_op_t)op, &sh, 0, &t);
-                CHECKF(a >= 0 && mb_rung_runs((miniblas_op_t)op, a, &t, NULL, 0) &&
-                           !(miniblas_rung_flags((miniblas_op_t)op, a) & MB_RUNG_REDUCED_PRECISION),
-                       "cc %d %s shape %d: %d", f[i].cc, op_names[op], s2, a);
-            }
-    }
-    /* reductions as measured: singlepass, sasum with a non-unit increment shuffle */
-    CHECK(strcmp(pick_name(MINIBLAS_OP_SASUM, 0, 1 << 20, 0, 0, &h200), "singlepass") == 0);
-    mb_shape strided = {0, 1 << 20, 0, 0, 4, 1};
-    int sh = mb_auto_pick_target(MINIBLAS_OP_SASUM, &strided, 0, &h200);
-    CHECK(sh >= 0 && strcmp(miniblas_rung_name(MINIBLAS_OP_SASUM, sh), "shuffle") == 0);
-    CHECK(strcmp(pick_name(MINIBLAS_OP_DOMATCOPY, 100, 100, 0, 1, &h200), "vectorized") == 0);
-}
-
-/* What a GPU and a build can run: rungs, reasons, and auto's fallbacks. */
-static void test_targets(void) {
-    const int dmma = mb_rung_index(MINIBLAS_OP_DGEMM, "dmma");
-    const int tf32 = mb_rung_index(MINIBLAS_OP_SGEMM, "tf32");
-    const int tf32x3 = mb_rung_index(MINIBLAS_OP_SGEMM, "tf32x3");
-    const int wgmma = mb_rung_index(MINIBLAS_OP_SGEMM, "wgmma_tf32x3");
-    const int tuned = mb_rung_index(MINIBLAS_OP_SGEMM, "tuned");
-    /* the registry's needs name rungs that exist */
-    CHECK(dmma >= 0 && tf32 >= 0 && tf32x3 >= 0 && wgmma >= 0 && tuned >= 0);
-    CHECK(miniblas_rung_min_compute_capability(MINIBLAS_OP_DGEMM, dmma) == 80);
-    CHECK(miniblas_rung_min_compute_capability(MINIBLAS_OP_SGEMM, tf32) == 80);
-    CHECK(miniblas_rung_min_compute_capability(MINIBLAS_OP_SGEMM, tf32x3) == 80);
-    CHECK(miniblas_rung_min_compute_capability(MINIBLAS_OP_SGEMM, wgmma) == 90);
-    CHECK(miniblas_rung_min_compute_capability(MINIBLAS_OP_SGEMM, 0) == 0);
-    CHECK(miniblas_rung_min_compute_capability(MINIBLAS_OP_SGEMM, -1) == -1);
-    CHECK(miniblas_rung_min_compute_capability(MINIBLAS_OP_SGEMM, 1000) == -1);
-    CHECK(miniblas_rung_min_compute_capability((miniblas_op_t)99, 0) == -1);
-    for (int op = 0; op < MINIBLAS_OP_COUNT; ++op)
-        for (int i = 0; i < miniblas_rung_count((miniblas_op_t)op); ++i) {
-            int m = miniblas_rung_min_compute_capability((miniblas_op_t)op, i);
-            CHECKF(m == 0 || m == 80 || m == 90, "%s %d: %d", op_names[op], i, m);
-            CHECK(!(miniblas_rung_flags((miniblas_op_t)op, i) & MB_RUNG_NEEDS_SM90A) || m == 90);
-        }
-    char why[384];
-    /* a GPU the build has no code for: nothing runs, and auto says so */
-    mb_target none = {61, 0, 1};
-    for (int op = 0; op < MINIBLAS_OP_COUNT; ++op) {
-        CHECK(!mb_rung_runs((miniblas_op_t)op, 0, &none, why, sizeof why));
-        CHECKF(strstr(why, "no code for compute capability 6.1") &&
-                   strstr(why, miniblas_cuda_architectures()),
-               "'%s'", why);
-        mb_shape sh = shape_of((miniblas_op_t)op, 3);
-        CHECK(mb_auto_pick_target((miniblas_op_t)op, &sh, 1, &none) == -1);
-    }
-    /* 7.5: no tensor-core mma; the cp.async rungs run (synchronous copies) */
-    mb_target turing = {75, 75, 1};
-    CHECK(!mb_rung_runs(MINIBLAS_OP_DGEMM, dmma, &turing, why, sizeof why));
-    CHECKF(strstr(why, "8.0") && strstr(why, "7.5") && strstr(why, "FP64"), "'%s'", why);
-    CHECK(!mb_rung_runs(MINIBLAS_OP_SGEMM, tf32x3, &turing, why, sizeof why));
-    CHECK(!mb_rung_runs(MINIBLAS_OP_SGEMM, wgmma, &turing, why, sizeof why) && strstr(why, "9.0"));
-    CHECK(mb_rung_runs(MINIBLAS_OP_SGEMM, tuned, &turing, why, sizeof why) && why[0] == '\0');
-    CHECK(mb_rung_runs(MINIBLAS_OP_DGEMM, mb_rung_index(MINIBLAS_OP_DGEMM, "pipelined"), &turing,
-                       NULL, 0));
-    /* a build for 8.0 only (PTX) on a Hopper GPU: no sm_90a, so no wgmma; dmma runs */
-    mb_target ptx80 = {90, 80, 0};
-    CHECK(!mb_rung_runs(MINIBLAS_OP_SGEMM, wgmma, &ptx80, why, sizeof why));
-    CHECKF(strstr(why, "sm_90a") && strstr(why, "CMAKE_CUDA_ARCHITECTURES"), "'%s'", why);
-    CHECK(mb_rung_runs(MINIBLAS_OP_DGEMM, dmma, &ptx80, NULL, 0));
-    CHECK(strcmp(pick_name(MINIBLAS_OP_SGEMM, 4096, 4096, 4096, 0, &ptx80), "pipelined") == 0);
-    CHECK(strcmp(pick_name(MINIBLAS_OP_SGEMM, 4096, 4096, 4096, 3, &ptx80), "tuned") == 0);
-    CHECK(strcmp(pick_name(MINIBLAS_OP_SGEMM, 128, 128, 1 << 20, 0, &ptx80), "tuned") == 0);
-    CHECK(strcmp(pick_name(MINIBLAS_OP_DGEMM, 4096, 4096, 4096, 0, &ptx80), "dmma") == 0);
-    /* a build for 7.5 only on a Hopper GPU: the code lacks mma, so dmma falls back to tuned */
-    mb_target ptx75 = {90, 75, 0};
-    CHECK(!mb_rung_runs(MINIBLAS_OP_DGEMM, dmma, &ptx75, why, sizeof why));
-    CHECKF(strstr(why, "code built for 7.5") && strstr(why, "add 90"), "'%s'", why);
-    CHECK(strcmp(pick_name(MINIBLAS_OP_DGEMM, 4096, 4096, 4096, 0, &ptx75), "tuned") == 0);
-    /* sm_90a code on a Blackwell GPU: wgmma does not exist there */
-    mb_target b200 = {100, 100, 1};
-    CHECK(!mb_rung_runs(MINIBLAS_OP_SGEMM, wgmma, &b200, why, sizeof why) && strstr(why, "10.0"));
-    CHECK(mb_rung_runs(MINIBLAS_OP_SGEMM, tf32x3, &b200, NULL, 0));
-    /* the build's own answer */
-    CHECK(mb_build_has_sm90a() == 0 || mb_build_has_sm90a() == 1);
-    CHECK(miniblas_cuda_architectures() && miniblas_cuda_architectures()[0]);
-    printf("note: built for CUDA architectures %s (sm_90a: %d)\n", miniblas_cuda_architectures(),
-           mb_build_has_sm90a());
-    /* on a machine with a GPU: the code the library runs there (a build for 8.0 only runs its
-     * 8.0 PTX on Hopper: 80) */
-    int code = mb_code_cc(0);
-    CHECK(code >= -1 && mb_code_cc(0) == code); /* cached, stable */
-    if (code >= 0) {
-        printf("note: on device 0 the library runs code built for %d.%d%s\n", code / 10,
-               code % 10, code == 0 ? " (none: this build has no code for this GPU)" : "");
-        CHECK(code == 0 || (code >= 75 && code < 200));
-    } else {
-        printf("note: no GPU, the code probe cannot say (treated as fitting the GPU)\n");
-    }
-}
-
-/* The public queries on a hand-built context (no GPU needed). */
-static void test_supported_api(void) {
-    struct miniblas_context h;
-    fresh(&h);
-    CHECK(miniblas_rung_supported(NULL, MINIBLAS_OP_SGEMM, "naive") ==
-          MINIBLAS_STATUS_NOT_INITIALIZED);
-    CHECK(miniblas_rung_supported(&h, (miniblas_op_t)99, "naive") == MINIBLAS_STATUS_INVALID_VALUE);
-    CHECK(miniblas_rung_supported(&h, MINIBLAS_OP_SGEMM, "junk") == MINIBLAS_STATUS_UNKNOWN_RUNG);
-    CHECK(strstr(h.err, "junk") != NULL);
-    for (int op = 0; op < MINIBLAS_OP_COUNT; ++op) {
-        miniblas_op_t o = (miniblas_op_t)op;
-        for (int cc = 75; cc <= 90; cc += 5) {
-            fresh(&h);
-            h.cc_major = cc / 10;
-            h.cc_minor = cc % 10;
-            CHECK(miniblas_rung_supported(&h, o, "auto") == MINIBLAS_STATUS_SUCCESS);
-            CHECK(miniblas_rung_supported(&h, o, NULL) == MINIBLAS_STATUS_SUCCESS);
-            for (int i = 0; i < miniblas_rung_count(o); ++i) {
-                const char *name = miniblas_rung_name(o, i);
-                miniblas_status_t st = miniblas_rung_supported(&h, o, name);
-                if (runs_on(&h, o, i)) {
-                    CHECKF(st == MINIBLAS_STATUS_SUCCESS && h.err[0] == '\0', "%s %s cc %d: %d",
-                           op_names[op], name, cc, (int)st);
-                } else {
-                    CHECKF(st == MINIBLAS_STATUS_NOT_SUPPORTED && strstr(h.err, name),
-                           "%s %s cc %d: %d '%s'", op_names[op], name, cc, (int)st, h.err);
-                }
-                /* the same answer as the selection */
-                h.sel[op] = i;
-                h.math_mode = MINIBLAS_MATH_ALLOW_REDUCED_PRECISION;
-                const mb_rung *r = NULL;
-                mb_shape sh = shape_of(o, 3);
-                miniblas_status_t st2 = mb_select(&h, o, &sh, &r);
-                CHECK((st == MINIBLAS_STATUS_SUCCESS) == (st2 == MINIBLAS_STATUS_SUCCESS));
-                h.sel[op] = MB_SEL_AUTO;
-                h.math_mode = MINIBLAS_MATH_DEFAULT;
-            }
-        }
-        fresh(&h);
-        h.cc_major = 7;
-        h.cc_minor = 5;
-        if (o == MINIBLAS_OP_DGEMM) {
-            CHECK(miniblas_rung_supported(&h, o, "dmma") == MINIBLAS_STATUS_NOT_SUPPORTED);
-            CHECK(strstr(h.err, "8.0") != NULL);
-        }
-    }
-    /* gemm's auto rung for a shape, as the call would normalise it */
-    fresh(&h);
-    h.cc_major = 8;
-    const char *r = miniblas_gemm_auto_rung(&h, MINIBLAS_OP_SGEMM, MiniblasColMajor,
-                                            MiniblasNoTrans, MiniblasNoTrans, 4096, 4096, 4096);
-    CHECK(r && strcmp(r, "pipelined") == 0);
-    r = miniblas_gemm_auto_rung(&h, MINIBLAS_OP_SGEMM, MiniblasRowMajor, MiniblasNoTrans,
-                                MiniblasNoTrans, 4096, 4096, 4096);
-    CHECK(r && strcmp(r, "pipelined") == 0);
-    r = miniblas_gemm_auto_rung(&h, MINIBLAS_OP_SGEMM, MiniblasRowMajor, MiniblasTrans,
-                                MiniblasNoTrans, 4096, 4096, 4096);
-    CHECK(r && strcmp(r, "tuned") == 0);
-    r = miniblas_gemm_auto_rung(&h, MINIBLAS_OP_DGEMM, MiniblasColMajor, MiniblasNoTrans,
-                                MiniblasTrans, 100, 100, 100);
-    CHECK(r && strcmp(r, runs_on(&h, MINIBLAS_OP_DGEMM, mb_rung_index(MINIBLAS_OP_DGEMM, "dmma"))
-                             ? "dmma" : "tuned") == 0);
-    h.cc_major = 8;
-    h.cc_minor = 6;
-    r = miniblas_gemm_auto_rung(&h, MINIBLAS_OP_DGEMM, MiniblasColMajor, MiniblasNoTrans,
-                                MiniblasTrans, 100, 100, 100);
-    CHECK(r && strcmp(r, "tuned") == 0);
-    CHECK(miniblas_gemm_auto_rung(NULL, MINIBLAS_OP_SGEMM, MiniblasColMajor, MiniblasNoTrans,
-                                  MiniblasNoTrans, 1, 1, 1) == NULL);
-    CHECK(miniblas_gemm_auto_rung(&h, MINIBLAS_OP_SASUM, MiniblasColMajor, MiniblasNoTrans,
-                                  MiniblasNoTrans, 1, 1, 1) == NULL);
-    CHECK(miniblas_gemm_auto_rung(&h, MINIBLAS_OP_SGEMM, MiniblasColMajor, MiniblasNoTrans,
-                                  MiniblasNoTrans, -1, 1, 1) == NULL);
-}
-
 int main(void) {
     test_tables();
-    test_auto_sgemm_policy();
     test_parse_and_list();
     test_select();
-    test_families();
-    test_targets();
-    test_supported_api();
     test_environment();
     test_handle_functions();
     test_status_version();
