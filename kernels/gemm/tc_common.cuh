@@ -1,5 +1,6 @@
 /*
- * Shared machinery of the tensor-core GEMM rungs (12_dmma, 13_tf32, 14_tf32x3): one tiled,
+ * Shared machinery of the tensor-core GEMM rungs (12_dmma, 12_tf32, 13_tf32x3; 14_wgmma_tf32x3
+ * reuses its tile configuration, stage loaders, A-fragment reads and TF32 split): one tiled,
  * multi-stage cp.async kernel whose inner product is a warp-level mma.sync. The rungs differ
  * only in the element type, the tile shape and the "op" (how a fragment is multiplied):
  *   TC_OP_DMMA   double, mma.sync m16n8k4 .f64 (sm_90; two m8n8k4 on sm_80), fragments of
@@ -21,7 +22,7 @@
  *   B, transb = 1: n contiguous  -> sB[BK][BN + PAD_MN]
  * In both cases a tile is OUTER rows of INNER contiguous elements and element (o, i) of the
  * tile is global element base[o * ld + i]: one loader serves all four cases.
- * The pads make the fragment reads conflict-free (see tc_pads below).
+ * The pads make the fragment reads conflict-free (tc_cfg, tc_config.cuh).
  *
  * Fragments (PTX ISA, "Matrix Fragments for mma.m16n8k8", identical for .tf32 and .f64),
  * g = lane / 4, t = lane % 4:

@@ -44,7 +44,10 @@ struct tc_cfg {
     static constexpr int MIN_BLOCKS = MINB_; /* __launch_bounds__ blocks per SM */
     /* FP64 only (TC_OP_DMMA; the TF32 ops require the defaults): DK = k depth of one
      * mma.sync .f64 (4, 8 or 16: m16n8k4 / m16n8k8 / m16n8k16) and PIPE = how its fragments
-     * are fed (TC_PIPE_*, see tc_warp_mma and tc_mainloop_f64_stream). */
+     * are fed (TC_PIPE_*, see tc_warp_mma and tc_mainloop_f64_stream). The library's FP64
+     * configurations (12_dmma.cu) use DK = 8 with STEP2, STREAM and XMMA; DK = 4 or 16 and
+     * PIPE = TC_PIPE_STEP1 are chosen only by the sweep programs (perf/sweep), though the
+     * STEP1 loop also runs the tiles an XMMA kernel leaves to it. */
     static constexpr int DK = DK_, PIPE = PIPE_;
     /* Any op: LEAN = the copies of an interior tile from one base address and one row stride
      * per thread (tc_load_tile), fewer registers live across the k loop. */
@@ -99,7 +102,7 @@ template <class Cfg, bool BKC>
 __host__ __device__ __forceinline__ int tc_sb_index(int k, int n) {
     return BKC ? n * Cfg::LD_K + k : k * Cfg::LD_BN + n;
 }
-/* Fragment coordinates inside one 16x8x8 mma tile (see the header comment). */
+/* Fragment coordinates inside one 16x8x8 mma tile (see tc_common.cuh's header comment). */
 #define TC_HD __host__ __device__ __forceinline__
 TC_HD int tc_frag_a_row(int lane, int v) { return (lane >> 2) + 8 * (v & 1); }
 TC_HD int tc_frag_a_col(int lane, int v) { return (lane & 3) + 4 * (v >> 1); }
