@@ -1,5 +1,5 @@
 /*
- * Split-K for the tensor-core rungs (12..15): when C has too few tiles to fill the GPU (the
+ * Split-K for the tensor-core rungs (12..14): when C has too few tiles to fill the GPU (the
  * skinny shapes 8192x128x8192 and 128x8192x8192 have 64 tiles of 128x128 for 132 SMs), the k
  * range is cut into S slices and the grid gets a second dimension: block (t, s) computes tile
  * t over slice s. Slice 0 writes C as usual (alpha * partial + beta * C); slice s > 0 writes

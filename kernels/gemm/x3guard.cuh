@@ -1,5 +1,5 @@
 /*
- * Range guard of the 3xTF32 rungs (14_tf32x3, 15_wgmma_tf32x3): FP32 results for every input.
+ * Range guard of the 3xTF32 rungs (13_tf32x3, 14_wgmma_tf32x3): FP32 results for every input.
  * 3xTF32 (x = big + small, three TF32 products per a*b) equals FP32 only while every part and
  * part product is a normal float that cannot overflow: a*b = 2.55e38 * 1.3336 is finite but
  * big*big rounds past FLT_MAX (+-Inf), Inf gives Inf - Inf = NaN in the split, and tiny or

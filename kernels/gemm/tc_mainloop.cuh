@@ -1,0 +1,366 @@
+/*
+ * Tensor-core GEMM (tc_common.cuh): the per-warp products of one shared-memory stage
+ * (tc_warp_mma for DMMA / TF32, tc_warp_mma_x3 for 3xTF32) and the FP64 main loops of the
+ * TC_PIPE_STREAM and TC_PIPE_XMMA pipelines (tc_mainloop_f64_stream, tc_mainloop_f64_xmma);
+ * the other pipelines' loop is in the kernel (tc_kernel.cuh).
+ */
+#ifndef MINIBLAS_GEMM_TC_MAINLOOP_CUH
+#define MINIBLAS_GEMM_TC_MAINLOOP_CUH
+
+#include "tc_copy.cuh"
+#include "tc_mma.cuh"
+
+/* ---------------------------------------------------------------------------------------
+ * Warp tile products on one stage and the FP64 main loops.
+ * ------------------------------------------------------------------------------------- */
+/* Warp tile product on k steps [S0, S1) of one stage (steps of 8 for TF32, of Cfg::DK for FP64), so
+ * that the kernel can issue the next stage's copies after the first step's mma (the copies'
+ * address arithmetic then overlaps tensor-core work instead of preceding it). */
+template <class Cfg, int OP, bool AKC, bool BKC, int S0, int S1>
+__device__ __forceinline__ void tc_warp_mma(typename Cfg::T (&acc)[Cfg::MI][Cfg::NI][4],
+                                            const typename Cfg::T *sA, const typename Cfg::T *sB,
+                                            int wm0, int wn0, int lane) {
+    typedef typename Cfg::T T;
+    if constexpr (OP == TC_OP_DMMA) {
+        /* FP64: 16x8xDK steps (DK = 4 KQ), fully unrolled. TC_PIPE_STEP2 (the default, with
+         * DK = 4): fragments double-buffered in registers, the LDS of step s + 1 issued before
+         * the MI x NI independent mma of step s, so the tensor pipe never waits on a
+         * shared-memory load inside a stage. (Two register sets of m16n8k8 fragments need ~96
+         * registers on top of the 128 accumulator registers of a 32x64 warp tile, of m16n8k16
+         * ~192: they spill; m16n8k4 needs 48.) TC_PIPE_STEP1: one set, load then mma (also the
+         * loop of the tiles a TC_PIPE_XMMA kernel cannot run on tc_mainloop_f64_xmma). */
+        constexpr int KQ = Cfg::DK / 4;
+        if constexpr (Cfg::PIPE == TC_PIPE_STEP1 || Cfg::PIPE == TC_PIPE_XMMA) {
+#pragma unroll
+            for (int s = S0; s < S1; ++s) {
+                double a[Cfg::MI][2 * KQ], b[Cfg::NI][KQ];
+                tc_gather_a_f64<Cfg, AKC, KQ>(a, (const double *)sA, wm0, Cfg::DK * s, lane);
+                tc_gather_b_f64<Cfg, BKC, KQ>(b, (const double *)sB, wn0, Cfg::DK * s, lane);
+#pragma unroll
+                for (int mi = 0; mi < Cfg::MI; ++mi)
+#pragma unroll
+                    for (int ni = 0; ni < Cfg::NI; ++ni)
+                        tc_mma_f64<KQ>((double *)acc[mi][ni], a[mi], b[ni]);
+            }
+        } else {
+            double a[2][Cfg::MI][2 * KQ], b[2][Cfg::NI][KQ];
+            tc_gather_a_f64<Cfg, AKC, KQ>(a[S0 & 1], (const double *)sA, wm0, Cfg::DK * S0,
+                                          lane);
+            tc_gather_b_f64<Cfg, BKC, KQ>(b[S0 & 1], (const double *)sB, wn0, Cfg::DK * S0,
+                                          lane);
+#pragma unroll
+            for (int s = S0; s < S1; ++s) {
+                if (s + 1 < S1) {
+                    tc_gather_a_f64<Cfg, AKC, KQ>(a[(s + 1) & 1], (const double *)sA, wm0,
+                                                  Cfg::DK * (s + 1), lane);
+                    tc_gather_b_f64<Cfg, BKC, KQ>(b[(s + 1) & 1], (const double *)sB, wn0,
+                                                  Cfg::DK * (s + 1), lane);
+                }
+#pragma unroll
+                for (int mi = 0; mi < Cfg::MI; ++mi)
+#pragma unroll
+                    for (int ni = 0; ni < Cfg::NI; ++ni)
+                        tc_mma_f64<KQ>((double *)acc[mi][ni], a[s & 1][mi], b[s & 1][ni]);
+            }
+        }
+    } else {
+        /* TF32. Unrolled by 2, not fully: full unrolling lets ptxas hoist the fragment loads
+         * of every k step and the kernel runs out of registers. */
+#pragma unroll 2
+        for (int kk = S0 * Cfg::KSTEP; kk < S1 * Cfg::KSTEP; kk += Cfg::KSTEP) {
+            T a[Cfg::MI][4], b[Cfg::NI][2];
+            tc_gather_a<Cfg, AKC>(a, sA, wm0, kk, lane);
+            tc_gather_b<Cfg, BKC>(b, sB, wn0, kk, lane);
+            unsigned ta[Cfg::MI][4], tb[Cfg::NI][2];
+#pragma unroll
+            for (int mi = 0; mi < Cfg::MI; ++mi)
+#pragma unroll
+                for (int v = 0; v < 4; ++v) ta[mi][v] = tc_to_tf32(a[mi][v]);
+#pragma unroll
+            for (int ni = 0; ni < Cfg::NI; ++ni)
+#pragma unroll
+                for (int v = 0; v < 2; ++v) tb[ni][v] = tc_to_tf32(b[ni][v]);
+#pragma unroll
+            for (int mi = 0; mi < Cfg::MI; ++mi)
+#pragma unroll
+                for (int ni = 0; ni < Cfg::NI; ++ni) tc_mma_tf32(acc[mi][ni], ta[mi], tb[ni]);
+        }
+    }
+}
+
+/* 3xTF32 on one stage. The tensor core's FP32 accumulation is not round-to-nearest (the
+ * aligned addends are truncated and the sum is rounded toward zero), so an accumulator that
+ * lives in mma for the whole K drifts toward zero by a fraction of an ulp per mma: an error
+ * that grows linearly with K (measured on an H200 with that design: 12x cuBLAS FP32 SGEMM's
+ * error at K = 256, 26x at K = 4096). Instead, every k step (8 deep), the
+ * products of a 16x8 tile go into a fresh accumulator t, small cross terms first and the large
+ * product last; t (an 8..16-term partial sum, whose truncation errors have random sign) is then
+ * added to acc with ordinary round-to-nearest FP32 adds outside the tensor core (Ootomo and
+ * Yokota 2022). A CPU model of the arithmetic (exact products, addends aligned and truncated,
+ * sum rounded toward zero; it reproduces the linear growth measured), K = 256 / 4096, inputs
+ * uniform in [-1, 1]: relative Frobenius error 1.4e-7 / 4.1e-7 with a fresh t per k step,
+ * 1.7..2.4e-7 / 3.3..3.6e-7 with one per 2 k steps (half the FADDs; not used),
+ * 3.0e-7 / 1.2e-6 for a sequential FP32 FMA loop
+ * (cuBLAS FP32 SGEMM on the H200: 1.5e-7 / 1.1e-6; the test allows 2x cuBLAS).
+ * Operands come from the split planes (tc_split_stage). */
+template <class Cfg, bool AKC, bool BKC, int S0, int S1>
+__device__ __forceinline__ void tc_warp_mma_x3(float (&acc)[Cfg::MI][Cfg::NI][4], const float *sX,
+                                               int wm0, int wn0, int lane) {
+    constexpr int AE = Cfg::a_elems(AKC), BE = Cfg::b_elems(BKC);
+    const float *sAb = sX, *sAs = sX + AE, *sBb = sX + 2 * AE, *sBs = sX + 2 * AE + BE;
+    /* Per k step, the three products of all MI x NI tiles are issued pass by pass (small*big
+     * of every tile, then big*small of every tile, then big*big), so dependent mma are
+     * MI x NI = 16 instructions apart and the tensor pipe never waits on its own result (the
+     * run-3 version did one 16-row tile at a time: chains of 3 dependent mma only NI = 4
+     * apart, then the FADDs waiting on the last). Per tile the arithmetic and its order are
+     * unchanged: t = as*bb (fresh accumulator) + ab*bs + ab*bb, then acc += t in FP32.
+     * Registers: 64 accumulators, 64 partial sums t, 48 fragment registers. Not unrolled:
+     * unrolling lets ptxas hoist the next step's fragment loads and the kernel spills. */
+#pragma unroll 1
+    for (int k0 = S0 * Cfg::KSTEP; k0 < S1 * Cfg::KSTEP; k0 += Cfg::KSTEP) {
+        float fb[Cfg::NI][2], fa[4];
+        unsigned bb[Cfg::NI][2], bs[Cfg::NI][2], ab[Cfg::MI][4], as[Cfg::MI][4];
+        tc_gather_b<Cfg, BKC>(fb, sBb, wn0, k0, lane);
+#pragma unroll
+        for (int ni = 0; ni < Cfg::NI; ++ni)
+#pragma unroll
+            for (int v = 0; v < 2; ++v) bb[ni][v] = __float_as_uint(fb[ni][v]);
+        tc_gather_b<Cfg, BKC>(fb, sBs, wn0, k0, lane);
+#pragma unroll
+        for (int ni = 0; ni < Cfg::NI; ++ni)
+#pragma unroll
+            for (int v = 0; v < 2; ++v) bs[ni][v] = __float_as_uint(fb[ni][v]);
+#pragma unroll
+        for (int mi = 0; mi < Cfg::MI; ++mi) {
+            tc_gather_a1<Cfg, AKC>(fa, sAb, wm0, mi, k0, lane);
+#pragma unroll
+            for (int v = 0; v < 4; ++v) ab[mi][v] = __float_as_uint(fa[v]);
+            tc_gather_a1<Cfg, AKC>(fa, sAs, wm0, mi, k0, lane);
+#pragma unroll
+            for (int v = 0; v < 4; ++v) as[mi][v] = __float_as_uint(fa[v]);
+        }
+        float t[Cfg::MI][Cfg::NI][4];
+#pragma unroll
+        for (int mi = 0; mi < Cfg::MI; ++mi)
+#pragma unroll
+            for (int ni = 0; ni < Cfg::NI; ++ni) tc_mma_tf32_zero(t[mi][ni], as[mi], bb[ni]);
+#pragma unroll
+        for (int mi = 0; mi < Cfg::MI; ++mi)
+#pragma unroll
+            for (int ni = 0; ni < Cfg::NI; ++ni) tc_mma_tf32(t[mi][ni], ab[mi], bs[ni]);
+#pragma unroll
+        for (int mi = 0; mi < Cfg::MI; ++mi)
+#pragma unroll
+            for (int ni = 0; ni < Cfg::NI; ++ni) tc_mma_tf32(t[mi][ni], ab[mi], bb[ni]);
+#pragma unroll
+        for (int mi = 0; mi < Cfg::MI; ++mi)
+#pragma unroll
+            for (int ni = 0; ni < Cfg::NI; ++ni)
+#pragma unroll
+                for (int v = 0; v < 4; ++v) acc[mi][ni][v] += t[mi][ni][v];
+    }
+}
+
+/* FP64 main loop of one block tile with TC_PIPE_STREAM (after the prologue has committed
+ * STAGES - 1 groups). Per k step of DK: the A fragments of the warp's MI row tiles are held;
+ * the mma go column by column (MI mma per n tile), each column's B fragment loaded one column
+ * ahead; during the last column the next step's A and first B fragments are loaded. At the
+ * last column of a stage the loads come from the next stage, so the wait and the barrier sit
+ * there: every fragment of the current stage is then already in registers (all warps are done
+ * reading it: its buffer may be refilled after the barrier), and the mma of that last column
+ * need no shared-memory load, so they can issue right after the barrier while the next
+ * stage's first fragments load (CUTLASS's multistage main loop does the same). The barrier at
+ * the top of each stage (and the LDS latency after it) goes. Fragment registers: 2 x A (2 x
+ * MI x 2 DK / 4 doubles) + 2 x one B column (2 x DK / 4): 80 for m16n8k16 and MI = 2.
+ * Copies of k-tile kt + STAGES - 1 go to the buffer of k-tile kt - 1 (free since the
+ * barrier in the last column of k-tile kt - 1), issued after the first column's mma (or at
+ * the top of the stage when it has a single k step). */
+template <class Cfg, bool AKC, bool BKC>
+__device__ __forceinline__ void tc_mainloop_f64_stream(double (&acc)[Cfg::MI][Cfg::NI][4],
+                                                       double *sA, double *sB,
+                                                       const mb_gemm_args &p, int64_t m0,
+                                                       int64_t n0, int64_t KT, bool a_vec,
+                                                       bool b_vec, int tid, int wm0, int wn0,
+                                                       int lane) {
+    constexpr int KQ = Cfg::DK / 4, NS = Cfg::BK / Cfg::DK, S = Cfg::STAGES;
+    constexpr int AE = Cfg::a_elems(AKC), BE = Cfg::b_elems(BKC);
+    constexpr int MI = Cfg::MI, NI = Cfg::NI;
+    double a_cur[MI][2 * KQ], a_nxt[MI][2 * KQ], b_cur[KQ], b_nxt[KQ];
+    /* Groups committed: STAGES - 1; k-tile 0 is group 0. */
+    tc_cp_async_wait<S - 2>();
+    __syncthreads();
+    tc_gather_a_f64<Cfg, AKC, KQ>(a_cur, sA, wm0, 0, lane);
+    tc_gather_b1_f64<Cfg, BKC, KQ>(b_cur, sB, wn0, 0, 0, lane);
+    int cs = 0, ls = S - 1; /* buffers of k-tiles kt and kt + S - 1 (= kt - 1 mod S) */
+    for (int64_t kt = 0; kt < KT; ++kt) {
+        const double *cA = sA + cs * AE, *cB = sB + cs * BE;
+        const int ns = cs + 1 == S ? 0 : cs + 1;
+        const int64_t nk = kt + S - 1;
+        /* Column ni of k step s: prefetch, then the MI mma of the column. */
+        auto column = [&](int s, int ni) {
+            if (ni + 1 < NI) {
+                tc_gather_b1_f64<Cfg, BKC, KQ>(b_nxt, cB, wn0, ni + 1, Cfg::DK * s, lane);
+            } else if (s + 1 < NS) {
+                tc_gather_a_f64<Cfg, AKC, KQ>(a_nxt, cA, wm0, Cfg::DK * (s + 1), lane);
+                tc_gather_b1_f64<Cfg, BKC, KQ>(b_nxt, cB, wn0, 0, Cfg::DK * (s + 1), lane);
+            } else if (kt + 1 < KT) {
+                /* Groups committed: S - 1 + kt + 1; k-tile kt + 1 is group kt + 1. */
+                tc_cp_async_wait<S - 2>();
+                __syncthreads();
+                tc_gather_a_f64<Cfg, AKC, KQ>(a_nxt, sA + ns * AE, wm0, 0, lane);
+                tc_gather_b1_f64<Cfg, BKC, KQ>(b_nxt, sB + ns * BE, wn0, 0, 0, lane);
+            }
+#pragma unroll
+            for (int mi = 0; mi < MI; ++mi) tc_mma_f64<KQ>(acc[mi][ni], a_cur[mi], b_cur);
+#pragma unroll
+            for (int v = 0; v < KQ; ++v) b_cur[v] = b_nxt[v];
+            if (ni + 1 == NI) {
+#pragma unroll
+                for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+                    for (int v = 0; v < 2 * KQ; ++v) a_cur[mi][v] = a_nxt[mi][v];
+            }
+        };
+        /* The copies stay out of the unrolled column loop (its body would grow past what
+         * the compiler unrolls fully, and the fragment arrays would go to local memory). */
+        if constexpr (NS == 1) {
+            if (nk < KT)
+                tc_load_stage<Cfg, AKC, BKC>(sA + ls * AE, sB + ls * BE, p, m0, n0, nk, a_vec,
+                                             b_vec, tid);
+            tc_cp_async_commit();
+        }
+        column(0, 0);
+        if constexpr (NS > 1) {
+            if (nk < KT)
+                tc_load_stage<Cfg, AKC, BKC>(sA + ls * AE, sB + ls * BE, p, m0, n0, nk, a_vec,
+                                             b_vec, tid);
+            tc_cp_async_commit();
+        }
+#pragma unroll
+        for (int c = 1; c < NS * NI; ++c) column(c / NI, c % NI);
+        cs = ns;
+        ls = ls + 1 == S ? 0 : ls + 1;
+    }
+}
+
+/* FP64 main loop with TC_PIPE_XMMA, after the SASS of cuBLAS's own kernel for this tile
+ * (sm90_xmma_gemm_f64f64_f64f64_f64_nn_n_tilesize128x64x16_stage3_warpsize2x2x1_tensor16x8x8),
+ * for tiles wholly inside the matrix, k a multiple of BK = 2 DK, 16-byte copies. The STEP
+ * loops load all of a k step's fragments (24 LDS.64 for a 64x32 warp tile), then issue its 16
+ * mma, with the barrier and a branch around the copies between: while a warp loads, waits or
+ * computes addresses its tensor pipe idles, unless the SM's other block happens to be
+ * computing. Here each warp keeps the pipe fed by itself:
+ *   step 0: after mma (0, 0) the last row tile's A fragment of this step and the B fragments
+ *           of step 1; after mma (mi, 0), mi >= 1, row tile mi - 1's A for step 1; after
+ *           mma (1, 0) the copies of k-tile kt + 2 (lean; L2 prefetch of 128 bytes, as
+ *           cuBLAS's copies do);
+ *   step 1: after mma (0, 0) the last row tile's A for step 1; after mma (1, 0) wait for
+ *           k-tile kt + 1, the barrier, the B and row tile 0's A fragments of the next
+ *           stage's step 0; after mma (mi, 0), mi >= 2, row tile mi - 1's.
+ * Every read of stage kt precedes the barrier of iteration kt, so the copies of iteration
+ * kt + 1 may refill it; every read of stage kt + 1 follows it. The copies have no branch
+ * (past the last k-tile it is copied again, into a buffer nothing reads), so ptxas spreads
+ * them among the mma, and the loop is unrolled by the S stages so every buffer offset is a
+ * constant. Session 9 (H100, ncu at base clocks, 4096^3 NN): tensor pipe busy 84% of the
+ * cycles with the STEP loop, 93% with this one (cuBLAS 98%); the rest is mostly loads that
+ * wait for the mma reading the register they overwrite (ptxas places each load right after
+ * that mma) and the copies' address chain. miniblas-bench: 4096 / 8192 from 84-89 / 88-90%
+ * of cuBLAS to 95-98 / 97-99%; 2048 83 -> 94%, 2560 91 -> 101%. */
+template <class Cfg, bool AKC, bool BKC>
+__device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg::NI][4],
+                                                     double *sA, double *sB,
+                                                     const mb_gemm_args &p, int64_t m0,
+                                                     int64_t n0, int64_t KT, int tid, int wm0,
+                                                     int wn0, int lane) {
+    static_assert(Cfg::DK == 8 && Cfg::BK == 16 && Cfg::MI >= 2, "XMMA: two m16n8k8 steps");
+    constexpr int S = Cfg::STAGES, BK = Cfg::BK, MI = Cfg::MI, NI = Cfg::NI;
+    constexpr int AE = Cfg::a_elems(AKC), BE = Cfg::b_elems(BKC);
+    /* Copies: the lean interior path of tc_load_tile; a thread's first chunk of A is in
+     * row ao (of the tile's outer dimension) at inner offset ai, likewise for B. */
+    constexpr int A_OUT = AKC ? Cfg::BM : BK, A_IN = AKC ? BK : Cfg::BM;
+    constexpr int A_LDS = AKC ? Cfg::LD_K : Cfg::LD_AM;
+    constexpr int B_OUT = BKC ? Cfg::BN : BK, B_IN = BKC ? BK : Cfg::BN;
+    constexpr int B_LDS = BKC ? Cfg::LD_K : Cfg::LD_BN;
+    const int ao = tid / (A_IN / 2), ai = tid % (A_IN / 2) * 2;
+    const int bo = tid / (B_IN / 2), bi = tid % (B_IN / 2) * 2;
+    /* Global sources of k-tile S - 1, the first the loop copies (or of the last k-tile, when
+     * there are fewer), and the step per k-tile. */
+    const int64_t adv_a = AKC ? BK : BK * p.lda, adv_b = BKC ? BK : BK * p.ldb;
+    const int64_t k1 = KT < S ? KT - 1 : S - 1;
+    const double *ga = (const double *)p.A +
+                       (AKC ? (m0 + ao) * p.lda + ai : ao * p.lda + m0 + ai) + k1 * adv_a;
+    const double *gb = (const double *)p.B +
+                       (BKC ? (n0 + bo) * p.ldb + bi : bo * p.ldb + n0 + bi) + k1 * adv_b;
+    double *da = sA + ao * A_LDS + ai, *db = sB + bo * B_LDS + bi;
+
+    double a0[MI][4], a1[MI][4], b0[NI][2], b1[NI][2];
+    auto mma0 = [&](int mi, int n_lo, int n_hi) {
+#pragma unroll
+        for (int ni = n_lo; ni < n_hi; ++ni) tc_mma_f64<2>(acc[mi][ni], a0[mi], b0[ni]);
+    };
+    auto mma1 = [&](int mi, int n_lo, int n_hi) {
+#pragma unroll
+        for (int ni = n_lo; ni < n_hi; ++ni) tc_mma_f64<2>(acc[mi][ni], a1[mi], b1[ni]);
+    };
+    /* Groups committed: S - 1 (the prologue); k-tile 0 is group 0. */
+    tc_cp_async_wait<S - 2>();
+    __syncthreads();
+#pragma unroll
+    for (int mi = 0; mi < MI - 1; ++mi) tc_gather_a1_f64<Cfg, AKC, 2>(a0[mi], sA, wm0, mi, 0, lane);
+    tc_gather_b_f64<Cfg, BKC, 2>(b0, sB, wn0, 0, lane);
+    /* One k-tile in stage buffer cs (copies into buffer (cs + S - 1) % S); unrolled by S below
+     * so that every buffer offset is a constant (fewer live registers). */
+    auto tile = [&](int64_t kt, int cs) {
+        const int ns = (cs + 1) % S, ls = (cs + S - 1) % S;
+        const double *cA = sA + cs * AE, *cB = sB + cs * BE;
+        const double *nA = sA + ns * AE, *nB = sB + ns * BE;
+        /* step 0 */
+        mma0(0, 0, 1);
+        tc_gather_a1_f64<Cfg, AKC, 2>(a0[MI - 1], cA, wm0, MI - 1, 0, lane);
+        tc_gather_b_f64<Cfg, BKC, 2>(b1, cB, wn0, 8, lane);
+        mma0(0, 1, NI);
+#pragma unroll
+        for (int mi = 1; mi < MI; ++mi) {
+            mma0(mi, 0, 1);
+            tc_gather_a1_f64<Cfg, AKC, 2>(a1[mi - 1], cA, wm0, mi - 1, 8, lane);
+            if (mi == 1) {
+                /* No branch, so that ptxas may spread the copies among the mma: past the
+                 * last k-tile the last one is copied again, into a buffer nothing reads. */
+                tc_copy_lean<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS, true>(da + ls * AE, ga,
+                                                                              p.lda);
+                tc_copy_lean<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS, true>(db + ls * BE, gb,
+                                                                              p.ldb);
+                tc_cp_async_commit();
+                if (kt + S < KT) {
+                    ga += adv_a;
+                    gb += adv_b;
+                }
+            }
+            mma0(mi, 1, NI);
+        }
+        /* step 1 */
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi) {
+            mma1(mi, 0, 1);
+            if (mi == 0) {
+                tc_gather_a1_f64<Cfg, AKC, 2>(a1[MI - 1], cA, wm0, MI - 1, 8, lane);
+            } else if (mi == 1) {
+                /* Groups committed: S - 1 + kt + 1; k-tile kt + 1 is group kt + 1. */
+                tc_cp_async_wait<S - 2>();
+                __syncthreads();
+                tc_gather_b_f64<Cfg, BKC, 2>(b0, nB, wn0, 0, lane);
+                tc_gather_a1_f64<Cfg, AKC, 2>(a0[0], nA, wm0, 0, 0, lane);
+            } else {
+                tc_gather_a1_f64<Cfg, AKC, 2>(a0[mi - 1], nA, wm0, mi - 1, 0, lane);
+            }
+            mma1(mi, 1, NI);
+        }
+    };
+    for (int64_t kt = 0; kt < KT; kt += S) {
+#pragma unroll
+        for (int j = 0; j < S; ++j)
+            if (kt + j < KT) tile(kt + j, j);
+    }
+}
+
+#endif
