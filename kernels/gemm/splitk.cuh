@@ -12,7 +12,7 @@
  * plans): C must stay intact for the fixup of flagged tiles, so only the reduce writes C.
  * Cost: the slabs are written and read once ((S - 1) m n elements each way), small next to
  * the product when a slice is at least MB_SPLITK_MIN_KT k-tiles deep.
- * Measured (H200, session 5 run 6, TFLOP/s and % of cuBLAS): wgmma_tf32x3 on 8192x128x8192
+ * Measured (H200, before the range guard, TFLOP/s and % of cuBLAS): wgmma_tf32x3 on 8192x128x8192
  * 63.8 NN / 65.1 TT (126% / 137%; before: 33.7 / 33.8), 128x8192x8192 64.3 / 65.5 (128% /
  * 130%; before 33.6 / 34.1), 1024^3 49.2 / 49.8 (129% / 123%; before 30.8 / 31.5); dmma on
  * the skinny shapes 39-40 TFLOP/s (74-77% of cuBLAS DGEMM).
@@ -86,7 +86,7 @@ __device__ __forceinline__ mb_gemm_args mb_splitk_part(mb_gemm_args p, int s, in
     return p;
 }
 
-/* Split of the last, partial wave only ("tail split", session 8): when the tiles fill w >= 1
+/* Split of the last, partial wave only ("tail split"): when the tiles fill w >= 1
  * whole waves of the GPU's block slots plus a last wave at most half full, that wave would
  * run its few tiles on a few SMs for a whole tile time while the rest idle. Instead its
  * tiles (t0 .. tiles - 1, the last in launch order) are each cut into S slices of k, one
@@ -94,7 +94,7 @@ __device__ __forceinline__ mb_gemm_args mb_splitk_part(mb_gemm_args p, int s, in
  * about 1/S of a tile time. Slice 0 writes C; slice s > 0 writes alpha * its partial tile
  * into a compact BM x BN slab of the workspace; a small kernel adds the slabs into C (in
  * slice order: deterministic). S = 1: none.
- * Measured (session 8, H100, alternating processes with and without, % of cuBLAS): dgemm
+ * Measured (H100, alternating processes with and without, % of cuBLAS): dgemm
  * dmma 2560^3 (800 tiles of 128x64 = 3 waves + 8) 79-81 -> 91-92%, 8192^3 (31 waves + 8)
  * +1; sgemm tf32x3 2560^3 71 -> 91%, 8192^3 85 -> 87%; 3072^3 (4 waves + 96, 2 slices) and
  * shapes without a short last wave unchanged. */

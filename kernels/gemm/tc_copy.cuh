@@ -117,7 +117,7 @@ TC_HD void tc_load_tile(T *s, const T *g, int64_t ld, int64_t o0, int64_t i0, in
     constexpr int TOTAL = OUTER * CPR;
     static_assert(TOTAL % NTHREADS == 0, "every thread copies the same number of chunks");
     /* The lean edge path below: FP64 only (in the FP32 wgmma kernel, at 255 registers, it
-     * made the TT instantiation spill and sgemm 4097x4095x4099 TT 8% slower, run 16). */
+     * made the TT instantiation spill and sgemm 4097x4095x4099 TT 8% slower). */
     constexpr bool LEAN_EDGE = LEAN && NTHREADS % CPR == 0 && sizeof(T) == 8;
     if (vec16 && o0 + OUTER <= olim && i0 + INNER <= ilim) {
         /* Interior tile (all of it inside the matrix): no per-chunk bounds checks. */
@@ -140,7 +140,7 @@ TC_UNROLL
     } else if (vec16 && LEAN_EDGE) {
         /* Edge tile, the lean way: a thread's chunks share one inner offset (so one count of
          * valid elements) and step ROWS rows at a time, so no per-chunk 64-bit index
-         * arithmetic (session 6: with per-chunk offsets, dgemm 1000x576x704, whose last tile
+         * arithmetic (with per-chunk offsets, dgemm 1000x576x704, whose last tile
          * row is an edge, ran at 75% of cuBLAS against 90% for 1024x576x704). */
         constexpr int ROWS = NTHREADS / CPR;
         const int o = tid / CPR, i = (tid % CPR) * VEC;

@@ -149,8 +149,8 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
          * 8 consecutive rows in each of 4 columns (full 32-byte sectors). With beta != 0 the
          * C values of a 16-row strip are all loaded before any is stored: loads interleaved
          * with stores to the same array cannot be reordered (they might alias), so each would
-         * wait a full memory latency (session 5: a rank-512 update of 8192^2 with beta = 1 took
-         * 1.6x as long as with beta = 0). A tail slab holds the tile from (m0, n0), ld BM. */
+         * wait a full memory latency (measured on an H200: a rank-512 update of 8192^2 with
+         * beta = 1 took 1.6x as long as with beta = 0). A tail slab holds the tile from (m0, n0), ld BM. */
         const int64_t ldo = to_slab ? Cfg::BM : p.ldc, off = to_slab ? m0 + n0 * Cfg::BM : 0;
 #pragma unroll
         for (int mi = 0; mi < Cfg::MI; ++mi) {
@@ -210,7 +210,7 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
  * is read and scaled once. Allowed where the matrix holds a whole tile and the shifted
  * origin keeps the 16-byte chunks aligned: along an operand's contiguous dimension that
  * needs m (n) to be a multiple of the chunk's elements; along the other it needs nothing.
- * Session 8 (H100, dmma, % of cuBLAS DGEMM NN / TT, alternating processes with and without):
+ * Measured on an H100 (dmma, % of cuBLAS DGEMM NN / TT, alternating processes with and without):
  * 1000x600x700 TT 68-69 -> 92%, 1000x576x704 75-77 -> 86-90%, 2052x2060x2048 72 -> 80-82%;
  * shapes without edge tiles unchanged (1024x576x704 84-88%, 1152^3 71-73%). */
 template <class Cfg, bool AKC, bool BKC>

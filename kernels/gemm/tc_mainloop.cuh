@@ -261,7 +261,7 @@ __device__ __forceinline__ void tc_mainloop_f64_stream(double (&acc)[Cfg::MI][Cf
  * kt + 1 may refill it; every read of stage kt + 1 follows it. The copies have no branch
  * (past the last k-tile it is copied again, into a buffer nothing reads), so ptxas spreads
  * them among the mma, and the loop is unrolled by the S stages so every buffer offset is a
- * constant. Session 9 (H100, ncu at base clocks, 4096^3 NN): tensor pipe busy 84% of the
+ * constant. On an H100 (ncu at base clocks, 4096^3 NN): tensor pipe busy 84% of the
  * cycles with the STEP loop, 93% with this one (cuBLAS 98%); the rest is mostly loads that
  * wait for the mma reading the register they overwrite (ptxas places each load right after
  * that mma) and the copies' address chain. miniblas-bench: 4096 / 8192 from 84-89 / 88-90%
