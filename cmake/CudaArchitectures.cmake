@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The CUDA architectures of the default build, and whether rung 15's Hopper-only code is built.
 #
 # Default (CMAKE_CUDA_ARCHITECTURES not given): every architecture the installed toolkit

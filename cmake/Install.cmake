@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # What `cmake --install` puts under the prefix, and the packages CPack makes from it:
 #   include/     miniblas.h, miniblas_version.h, miniblas_cblas.h
 #   lib/         libminiblas.so.*, libminiblas.a, libminiblas_cblas.so.*

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * miniblas: a small dense linear-algebra library for NVIDIA GPUs.
  *

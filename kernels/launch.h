@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The contract between dispatch (src/) and the kernel launchers (kernels/<op>/NN_<rung>.cu).
  *

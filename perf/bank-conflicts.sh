@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Shared-memory bank conflicts of the rungs whose point is the shared-memory layout, read with
 # Nsight Compute on the GPU machine (hardware counters; clocks left alone):
 #   perf/bank-conflicts.sh [build-dir] > conflicts.txt

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Helper kernels of miniblas-bench (not part of the library):
  *   - bench_fill_uniform: deterministic pseudo-random fill in [-1, 1) (a hash of the index);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The benchmarks' reporting (pure C, no CUDA): table, CSV, JSON and Markdown writers. Reading
  * and comparing result files is perf/compare.py's job.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The result rows of both benchmarks and their writers (pure C, no CUDA, tested on the CPU):
  * the table on stdout, CSV, JSON (the result file: see docs/benchmarking.md for the schema)

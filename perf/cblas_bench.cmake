@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # miniblas-cblas-bench: the cblas drop-in layer (libminiblas_cblas) on host pointers against
 # OpenBLAS alone, the plain cuBLAS offload and the kernels, in one process (see
 # perf/miniblas-cblas-bench.c and --help). Included from perf/CMakeLists.txt.

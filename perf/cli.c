@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The shared command-line conventions of the two benchmarks (see cli.h). */
 #define _GNU_SOURCE
 #include "cli.h"

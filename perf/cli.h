@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The command-line conventions shared by miniblas-bench and miniblas-cblas-bench (pure C, no
  * CUDA, unit-tested on the CPU by tests/test_bench_cli_cpu.c):

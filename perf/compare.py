@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Compare two benchmark result files (--json of miniblas-bench or miniblas-cblas-bench).
 
 Usage:

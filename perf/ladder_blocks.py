@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The generated blocks of docs/ladders/*.md and docs/cblas.md for perf/ladder_tables.py: the
 rung tables, the textbook claims, the source of the figures, the plots, the steps between
 rungs, and the drop-in's table against OpenBLAS."""

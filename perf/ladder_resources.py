@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Registers and shared memory per rung for perf/ladder_tables.py: the ptxas -v build log
 (perf/results/ptxas-ARCH.log), dynamic shared memory from the tile configuration, bank
 conflicts (perf/results/GPU/conflicts.txt), and the <!-- resources:FAMILY:ARCH --> block."""

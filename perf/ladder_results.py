@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Reading the results of miniblas-bench for perf/ladder_tables.py: rows of the CSV files (columns
 read by name, former rung names mapped to current ones), shapes, cuBLAS reference rates, number
 formatting, Markdown tables, and every results file of one GPU directory with its sidecars."""

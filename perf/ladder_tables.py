@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Markdown tables of the rung ladders, generated from the results files of miniblas-bench.
 
 Usage:

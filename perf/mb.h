@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * miniblas-bench's internal interface, shared by its files:
  *   miniblas-bench.c  main: device set-up, the loop over ops and shapes, rows, outputs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * miniblas-bench: one problem (an op at one shape and transpose): its buffers (rotated over
  * twice the L2 for the bandwidth ops unless --warm-l2), one launch of a participant, the check

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * miniblas-bench's command line (getopt_long; the options shared with miniblas-cblas-bench
  * come from cli.c), --list, the default shapes and the participants of each op.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * miniblas-cblas-bench's internal interface, shared by its files:
  *   miniblas-cblas-bench.c  main, loading the libraries, the sweeps and the crossover search

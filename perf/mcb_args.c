@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * miniblas-cblas-bench's command line: getopt_long, with the options shared with
  * miniblas-bench (trials and the stopping rule, --csv/--json/--md/--baseline, --help,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * miniblas-cblas-bench: parallel host helpers (pthreads: fill, copy), the bandwidth probe
  * (pinned / pageable / registered transfers, host copy rates by thread count, the layer's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * miniblas-cblas-bench's output: the table on stdout (one line per op and size, every
  * implementation side by side, with the bounds), the wide CSV (--csv-wide: the same line as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * miniblas-cblas-bench: one problem (inputs and reference data), each implementation's call
  * (OpenBLAS, the layer, the layer forced to the GPU, the plain cuBLAS offload), verification,

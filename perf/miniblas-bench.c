@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * miniblas-bench: times every rung of every op against cuBLAS, in the same process,
  * interleaved, after checking each rung's result against cuBLAS's.

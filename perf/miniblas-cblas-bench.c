@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * miniblas-cblas-bench: the cblas drop-in layer (libminiblas_cblas) on HOST pointers against
  * OpenBLAS alone, side by side in one process, with the bounds the layer is judged by.

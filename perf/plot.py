@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Plot benchmark result files (miniblas-bench or miniblas-cblas-bench, --json or --csv).
 
 One run: one PNG per (op, trans, inc), rate against size, one line per rung (or

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Registers and static shared memory of every kernel, from a build log made with
 -DCMAKE_CUDA_FLAGS="-Xptxas -v" (tests/gpu-verify.sh does that):
     python3 perf/ptxas-summary.py OUTDIR/build.log

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The performance-regression job: build (or take a build), run miniblas-bench on the regression
 # set of rows, and compare with the committed baseline of the GPU found here,
 # perf/results/<gpu>/baseline.json (<gpu>: h100, h200, ...), by perf/compare.py.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The main job (README.md): install what is missing, build, and run the rung-ladder benchmark
 # of every op side by side with cuBLAS. With no GPU it says so plainly and runs a CPU-side
 # example instead (the rung tables, and the cblas example program on the CPU path).

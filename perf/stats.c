@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The statistics of a measurement and the stopping rule (see stats.h). */
 #include "stats.h"
 

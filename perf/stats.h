@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The statistics of one measurement and the rule that decides when it has enough trials
  * (pure C; used by both benchmarks, tested on the CPU by tests/test_bench_cli_cpu.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Facts about the machine for the result files' header (see sysinfo.h). */
 #define _GNU_SOURCE
 #include "sysinfo.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Facts about the machine for the result files' header (pure C, no CUDA): the GPU's clocks,
  * power and clock-event reasons through nvidia-smi, the kernel driver version, OpenBLAS's

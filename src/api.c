@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The native entry points: check the arguments (check.c), return early where BLAS says
  * there is nothing to compute, normalise row-major to column-major, pick the rung

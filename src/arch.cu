@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Which architecture the library's code runs as on a device. This file is compiled for the
  * same CUDA architectures as every kernel (CMAKE_CUDA_ARCHITECTURES), so its probe kernel has

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What this build of libminiblas can run on a GPU: the compute capability of the device and
  * the architecture of the code the library runs there. Used by the rung registry (rungs.c) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * `auto`: which rung runs for a shape when nothing was selected. One table per architecture
  * family, as data; within a table the first row whose op matches, whose bounds hold and whose

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The one argument check (see check.h). Pure C11: no CUDA, no allocation, no I/O.
  *

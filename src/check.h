@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The one argument check, shared by the native API (src/api.c) and the cblas layer
  * (src/cblas/). Pure C: no CUDA, no allocation, no I/O, so it can be unit-tested and fuzzed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The handle: device, stream, math mode, rung settings, workspace, last error. Version and
  * status strings.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Internal to libminiblas: the handle, rung selection and the dispatch helpers.
  * Layers: api.c (public entry points) -> check.c (arguments) -> rungs.c/auto.c (which rung)

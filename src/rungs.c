@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The rung registry and the selection rule: handle setting, else environment variable
  * MINIBLAS_<OP>, else auto. Pure C; the tables live in kernels/<family>/rungs.c.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # CPU tests of the benchmarks' pure-C parts and of the comparison (label cpu):
 #   test_bench_cli_cpu     perf/cli.c, perf/stats.c: parsing (good and bad values), outputs
 #                          opened up front, the noise measure and the stopping rule

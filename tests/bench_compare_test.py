@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """CPU test of perf/compare.py on synthetic result files: a change inside both runs' noise
 plus the tolerance is SAME, outside it FAST or SLOW; a row correct before and wrong now is
 FAIL; rows missing on either side are listed; exit status 3 on SLOW or FAIL, 0 otherwise,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # CPU test of the regression job perf/regress.sh, with a stand-in nvidia-smi (the GPU's name)
 # and a stand-in miniblas-bench (writes a result file whose sgemm row is as slow as asked):
 # the GPU name is normalised (h100), the committed baseline of that GPU is found, --update

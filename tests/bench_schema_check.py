@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Validates a benchmark result file (schema_version 2, docs/benchmarking.md) with Python's
 json module: every header field and every row field present with its type.
 

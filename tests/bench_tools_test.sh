@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # CPU test of the two benchmark programs' command lines (no GPU needed): --version, strict
 # values (exit 2 naming the program and the value), an unwritable output file refused before
 # anything runs, and an end-to-end result file from miniblas-cblas-bench --dry-run-cpu (the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Tests of the cblas drop-in (src/cblas, docs/cblas.md). Included by tests/CMakeLists.txt after
 # the globbed tests, so test_cblas_cpu / test_cblas_gpu already exist as targets: they are
 # re-linked here against libminiblas_cblas ONLY. Linking OpenBLAS too would clash (both define

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The reference test programs of BLAS, CBLAS and LAPACK (Debian's libblas-test and
 # liblapack-test) run through the drop-in: libminiblas_cblas preloaded in front of OpenBLAS,
 # judged by tests/conformance/run.sh against the same program without the preload.

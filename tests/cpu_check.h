@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The assertion counters of the CPU tests: CHECK(cond) and CHECKF(cond, fmt, ...) count a pass
  * or print the failing line (and the message) and count a failure; cpu_check_report(name)

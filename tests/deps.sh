@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Sourced by tests/run-tests.sh and perf/run-main.sh: make sure the build tools are there.
 # Installs what is missing on a Debian machine (cmake, pkg-config, OpenBLAS, python3 for several
 # CPU tests) when run as root;

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The generated blocks of the docs (tables, claims, resources) match the results files in
 # perf/results/: perf/ladder_tables.py --check fails when someone edited inside a block or
 # changed a results file without regenerating. Needs python3 and c++filt (binutils).

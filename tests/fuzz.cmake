@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The CPU fuzzer (tests/fuzz/fuzz_cpu.c, the driver, and tests/fuzz/fuzz_cpu_*.c, declarations in
 # fuzz_cpu.h): the argument check and every entry point of libminiblas_cblas on the CPU path,
 # against a model of the rules and OpenBLAS, with guard pages.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The GPU fuzzer (tests/test_fuzz_gpu.c, main and threads, with tests/fuzz_gpu_*.c and
 # tests/fuzz_gpu.h beside it, compiled into both executables). test_fuzz_gpu itself (the native API) is registered
 # by the glob in tests/CMakeLists.txt; here: its threads, its time limit, the CPU self-test of

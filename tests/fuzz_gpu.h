@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The GPU fuzzer (test_fuzz_gpu.c and the fuzz_gpu_*.c beside it): declarations shared by its
  * pieces. Built twice, native and with MB_FUZZ_CBLAS (tests/fuzz_gpu.cmake). */
 #ifndef MB_FUZZ_GPU_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* GPU fuzzer: the omatcopy and asum / dot cases. */
 #include "fuzz_gpu.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* GPU fuzzer: operand buffers of every memory kind, random scalars, IEEE specials, shapes and
  * input images. */
 #include "fuzz_gpu.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* GPU fuzzer: the s/d gemm case. */
 #include "fuzz_gpu.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* GPU fuzzer: failure reports, the cblas_xerbla of the drop-in build, the plain C stand-in for
  * the library (--selftest) and the oracle (expected classes and error bounds). */
 #include "fuzz_gpu.h"

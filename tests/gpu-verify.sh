@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # On a GPU machine, in one command: build, the whole CTest suite (GPU tests included), every GPU
 # test again under each compute-sanitizer tool (memcheck, racecheck, initcheck, synccheck), and
 # the benchmark. Logs go to OUTDIR (at most 8 files, so the device tool can bring them back).

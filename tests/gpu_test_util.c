@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Support for the GPU correctness tests; see gpu_test_util.h.
  */

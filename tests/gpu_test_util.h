@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Shared support for the GPU correctness tests (tests/test_*_gpu.c): skip without a GPU
  * (exit 77), a seeded RNG, checked CUDA memory helpers, NaN poisoning with recognisable

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Shared by the registry tests (test_registry_cpu.c, test_registry_auto_cpu.c): the op names,
  * a hand-built context, shapes, small helpers. */
 #ifndef MINIBLAS_TESTS_REGISTRY_COMMON_H

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The test command (README.md): install what is missing, build, run the whole CTest suite.
 # With no GPU the GPU tests (label gpu) report "skipped", never "passed"; CPU tests must pass.
 #   tests/run-tests.sh [build-dir]        (default: build)

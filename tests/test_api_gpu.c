@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The native API around the kernels: handles, streams (a created stream, and a CUDA graph
  * capture proving the work goes to the handle's stream), rung selection by name and by the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * CPU test of the benchmarks' shared command-line code and statistics (perf/cli.c,
  * perf/stats.c, perf/sysinfo.c's nvidia-smi line parser): strict numbers (good and bad

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * CPU test of the benchmarks' writers (perf/bench_report.c): CSV quoting and columns,
  * Markdown escaping, the settings builder, and the JSON result file. With an argument it

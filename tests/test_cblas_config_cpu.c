@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The configuration reader of libminiblas_cblas (src/cblas/config.c, compiled in directly) on
  * made-up environments: the defaults; every user-facing setting with good values (booleans,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libminiblas_cblas, on any machine (no GPU needed): the drop-in entry points against
  * references computed in plain C loops in double, through the path the layer picks (the CPU

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libminiblas_cblas when things go wrong on a GPU machine (exits 77 without a GPU). Each case
  * runs in a child process of its own (this program re-executed with the case's name and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libminiblas_cblas on a GPU machine (exits 77 without a GPU): the same checks as
  * tests/test_cblas_cpu.c (included below), with every call forced onto the GPU path and

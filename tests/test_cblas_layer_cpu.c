@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The host side of libminiblas_cblas compiled in directly (src/cblas/entry.c, route.c,
  * config.c, cpu_blas.c, xerbla.c, ptr.c, fork.c, diag.c, copypool.c) with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The GPU side of libminiblas_cblas replaced for tests/test_cblas_layer_cpu.c, which compiles
  * the layer's host sources in directly: a CUDA device "exists" (so pointers may be device

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The cblas layer's address-only host check (src/cblas/ptr.c): memory that cannot be a CUDA
  * allocation (brk heap, this thread's stack, the program's data/bss) is recognised; anything

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The one argument check (src/check.c), on any machine: every rule of src/check.h, both
  * layouts, all four transpose values, reference CBLAS's row-major renumbering and order of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Why miniblas_create failed, told without a handle: the status of each CUDA cause (no driver,
  * no device, a driver older than the runtime, a busy device, out of memory, anything else)

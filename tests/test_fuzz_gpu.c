@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * GPU fuzzer: random calls of every op against references computed here in plain C loops.
  *

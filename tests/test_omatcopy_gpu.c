@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * somatcopy / domatcopy (B = alpha * op(A)) on every rung (and auto) against OpenBLAS's
  * cblas_?omatcopy: both layouts, NoTrans and Trans (and 113/114 once), odd and skinny shapes,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * sasum, dasum, sdot, ddot on every rung (and auto) against OpenBLAS (cblas_?asum, cblas_?dot):
  * n from 0 to 2^24 + 1 (not multiples of any block), increments 1, 2, 3, -1, -3 (x and y

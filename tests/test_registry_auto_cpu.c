@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The rung registry without a GPU, part two: `auto`'s measured sgemm policy and its table of
  * every architecture family (src/auto.c), what each GPU and build can run (per-rung minimum

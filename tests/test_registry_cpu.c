@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The rung registry and the selection rule, without a GPU: the per-op tables
  * (kernels/<family>/rungs.def), names and descriptions, the environment parser, the selection

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Former rung names (RUNG_ALIAS lines of kernels/<family>/rungs.def) select the current rung
  * through miniblas_set_rung and the MINIBLAS_<OP> parser, only for the ops of their family,

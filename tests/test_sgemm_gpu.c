@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * SGEMM on every rung (and auto) against OpenBLAS: see gemm_test.inc for the cases and the
  * error bound.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Accuracy of the TF32 sgemm rungs against an FP64 reference, side by side with cuBLAS FP32.
  *

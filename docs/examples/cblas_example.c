@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A plain cblas.h program (it knows nothing about miniblas). Built three ways by the test
  * `cblas_example` (tests/cblas.cmake): against OpenBLAS alone, relinked with libminiblas_cblas

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Run docs/examples/cblas_example three ways and compare the outputs (CTest: cblas_example).
 #   compare.sh EXAMPLE_OPENBLAS EXAMPLE_RELINKED LIBMINIBLAS_CBLAS
 # 1. EXAMPLE_OPENBLAS: built against OpenBLAS alone (the reference output);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Shared helpers for the kernel launchers: the launcher-generating macros (one template
  * serves float and double) and small index helpers. CUDA C; templates only for the precision.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Not a rung: C = beta * C for gemm calls with alpha == 0 or k == 0 (BLAS: A and B are not
  * read). beta == 0 writes zeros without reading C, so NaN in C does not survive. Also the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Rung 1, naive: one thread per element of C, the dot product of a row of op(A) and a column
  * of op(B) read straight from global memory.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Rung 2, coalesced: the same one-thread-per-element kernel, but threadIdx.x walks the ROWS
  * of C. C and A (not transposed) are column-major, so a warp's store to C and load of A are

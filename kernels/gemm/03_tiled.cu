@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Rung 3, tiled: a block of 32 x 32 threads computes a 32 x 32 tile of C, walking k in steps
  * of 32: at each step it loads a tile of op(A) and of op(B) into shared memory (one element

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Rung 4, padded: rung 3 with each shared tile row padded by one element (row stride 33).
  *

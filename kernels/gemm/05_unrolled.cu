@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Rung 5, unrolled: rung 4 with the tile size a compile-time constant (32) instead of
  * blockDim.x. The inner loop over the tile is fully unrolled: its counter, compare and branch

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Rung 6, multi (1-D thread tile): each thread computes 8 outputs of one column of C. A block
  * of 512 threads owns a 64 x 64 tile of C and walks k in steps of 8; in the inner loop a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Rung 7, regblock (2-D thread tile): each thread computes an 8 x 8 block of C held in
  * registers. A block of 256 threads owns a 128 x 128 tile; per step p of the k-tile a thread

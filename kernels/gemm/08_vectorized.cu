@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Rung 8, vectorized: rung 7's tiles with 128-bit memory instructions wherever the data is
  * contiguous:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Rung 9, pipelined: rung 8's tiles with the global -> shared copies made asynchronous
  * (cp.async, sm_80+) and the shared tiles double-buffered: while the block computes on tile kt

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Rung 10, warptiled: the block / warp / thread hierarchy of cuBLAS-class SIMT kernels. In
  * rung 9 a warp's 32 threads span 2 columns x 128 rows of the block tile, so every warp reads

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Rung 11, tuned: rung 10's kernel with the tile configuration chosen per shape class and
  * precision from a small table: walk the table in order and take the first row whose

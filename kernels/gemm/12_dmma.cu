@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Rung 12 of the dgemm ladder, dmma (dgemm only): the FP64 tensor cores. The SIMT rungs issue
  * one DFMA per thread per multiply-add (the FP64 SIMT peak); mma.sync.aligned.m16n8k8.f64 does

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Rung 12 of the sgemm ladder, tf32 (sgemm only, REDUCED PRECISION): the TF32 tensor cores.
  * Each operand is rounded to TF32 (cvt.rna.tf32.f32: 10 explicit mantissa bits, the FP32

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Rung 14, tf32x3 (sgemm, FP32 results on TF32 tensor cores, "3xTF32"): rung 13 with the
  * rounding error compensated. Each operand is split into two TF32 numbers, big = tf32(x),

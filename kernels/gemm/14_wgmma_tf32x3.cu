@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Rung 15, wgmma_tf32x3 (sgemm, FP32 results, Hopper only: sm_90a): rung 14's 3xTF32 (x = big
  * + small, per k step of 8 t = a_s*b_b + a_b*b_s + a_b*b_b into a fresh accumulator, added to

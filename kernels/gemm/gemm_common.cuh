@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Shared pieces of the GEMM ladder (rungs 02..11): the kernel parameter block, the dispatch of
  * the four transpose cases, the order in which blocks walk the tiles of C, guarded epilogues,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The GEMM rung tables, generated from rungs.def so each rung is listed once. Every entry must
  * be correct for every valid input (kernels/launch.h says what a launcher may assume). The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Split-K for the tensor-core rungs (12..14): when C has too few tiles to fill the GPU (the
  * skinny shapes 8192x128x8192 and 128x8192x8192 have 64 tiles of 128x128 for 132 SMs), the k

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Shared machinery of the tensor-core GEMM rungs (12_dmma, 12_tf32, 13_tf32x3; 14_wgmma_tf32x3
  * reuses its tile configuration, stage loaders, A-fragment reads and TF32 split): one tiled,

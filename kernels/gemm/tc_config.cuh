@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Tensor-core GEMM (tc_common.cuh): configuration. The op ids (TC_OP_*), the FP64 fragment
  * pipeline ids (TC_PIPE_*), the tile configuration tc_cfg (tile, warp and stage shape, pads,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Tensor-core GEMM (tc_common.cuh): global -> shared copies. The cp.async wrappers (16-byte
  * and per-element copies, zeroing, commit / wait) and the stage loaders: one tile of an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Tensor-core GEMM (tc_common.cuh): the kernel tc_gemm_kernel (tile loop, prologue, main
  * loop, epilogue, 3xTF32 range guard, split-K and tail slices), the tail reduction and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Tensor-core GEMM (tc_common.cuh): the per-warp products of one shared-memory stage
  * (tc_warp_mma for DMMA / TF32, tc_warp_mma_x3 for 3xTF32) and the FP64 main loops of the

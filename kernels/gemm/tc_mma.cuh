@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Tensor-core GEMM (tc_common.cuh): the mma.sync wrappers (TF32 m16n8k8, FP64 m16n8k4 /
  * k8 / k16), the FP32 -> TF32 conversion, the fragment gathers from a shared-memory stage

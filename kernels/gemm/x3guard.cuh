@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Range guard of the 3xTF32 rungs (13_tf32x3, 14_wgmma_tf32x3): FP32 results for every input.
  * 3xTF32 (x = big + small, three TF32 products per a*b) equals FP32 only while every part and

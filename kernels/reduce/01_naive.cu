@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Rung 1, naive: one block of 256 threads. Thread t adds elements t, t+256, ... into its own
  * partial sum, the partials go to shared memory and thread 0 adds them up in order.

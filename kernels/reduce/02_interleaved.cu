@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Rung 2, interleaved: many blocks instead of one. Each block loads 256 terms (one per thread)
  * into shared memory and reduces them with a tree in interleaved addressing (Harris's

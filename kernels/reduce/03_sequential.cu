@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Rung 3, sequential: rung 2 with Harris's sequential addressing. At step s the first s
  * threads add element t + s into t.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Rung 4, unrolled: rung 3's tree with the loop gone. The block size is a template parameter,
  * so every step's bound is a compile-time constant: the loop counter, the comparisons and the

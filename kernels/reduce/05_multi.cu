@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Rung 5, multi: each thread adds many terms before any tree runs. The grid is sized to the
  * machine, not to the vector (8 blocks of 256 threads per SM: one full wave, no tail); each

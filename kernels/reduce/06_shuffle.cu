@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Rung 6, shuffle: two changes to rung 5.
  *  - Loads: with unit increments and 16-byte-aligned data each thread reads 128-bit vectors

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Rung 7, singlepass: rung 6's loads and block sums in one launch per call. Each block writes
  * its partial and takes a ticket with one acquire-release atomic (atom.acq_rel.gpu.inc, which

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The reduction rung tables (sasum, dasum, sdot, ddot), generated from rungs.def so each rung
  * is listed once. The tests and the benchmark walk these tables; `auto` picks through

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Rung 1, naive: one thread per element of A, B = alpha * op(A) written directly.
  *

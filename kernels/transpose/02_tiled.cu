@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Rung 2, tiled: a block of 32x32 threads stages a 32x32 tile of A in shared memory. Reads:
  * threadIdx.x walks a column of A (coalesced). Writes: after a barrier, threadIdx.x walks a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Rung 3, padded: rung 2 with the shared tile declared [32][33].
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Rung 4, multi: the padded 32x32 tile moved by 32x8 threads, each carrying 4 elements (rows
  * ty, ty+8, ty+16, ty+24 of the tile), all four loads issued before the barrier.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Rung 5, vectorized: tiles moved with 16-byte loads and stores (float4 / double2) by 256
  * threads, each carrying 2 or 4 vectors, all loads issued before the barrier. 8 consecutive

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The omatcopy (transpose) rung tables, generated from rungs.def so each rung is listed once.
  * The tests and the benchmark walk these tables; `auto` picks through src/auto.c.

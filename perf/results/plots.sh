@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The plots of the ladder docs from the results files of one GPU, on any machine (no GPU
 # needed; matplotlib: pip install matplotlib), then the generated doc blocks:
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Measures the three ladders on this machine's GPU and writes the results files the docs are
 # generated from:
 #

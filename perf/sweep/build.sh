@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Builds ./sweep (in this folder) from any cwd. Flags as the library's CMake Release build
 # (-O3 -DNDEBUG, C++17, --expt-relaxed-constexpr; no -lineinfo, no fast math); sm_90.
 # 13 translation units compile in parallel (each family file twice, -DSW_PART=0/1, half of its

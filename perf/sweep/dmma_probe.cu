@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Where does the dmma rung's big tile lose to cuBLAS DGEMM? One-off probe (not part of the
  * build). The library's big configuration (12_dmma.cu: tc_cfg<double, 128, 128, 32, 64, 32, 3,
  * 1, 16, TC_PIPE_STEP1, LEAN>, NN) is re-instantiated here from tc_common.cuh's pieces with a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Sustained arithmetic peaks of the GPU as it runs (power cap and clocks as found), one-off:
  *   DFMA  FP64 SIMT: register-only fma chains (16 independent per thread)
  *   FFMA  FP32 SIMT: the same in float

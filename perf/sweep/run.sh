@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Builds and runs the sweep: ./run.sh [OUTFILE] [family ...]   (OUTFILE default sweep.txt,
 # relative to the caller's cwd). The table goes to OUTFILE and to stdout, build messages to
 # stdout; the run is capped by `timeout 200` (the program itself stops starting new

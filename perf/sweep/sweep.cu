@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * One-shot tile-configuration sweep of miniblas' GEMM kernels against cuBLAS (not part of the
  * library build; see README in this folder). Families (sweep_<family>.cu):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tile-configuration sweep of the GEMM kernels (not part of the library build).
  * Every family file (sweep_*.cu) instantiates its configurations for the NN case only
  * (column-major, transa = transb = 0) and exports one table of them. */

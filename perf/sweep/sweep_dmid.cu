@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Mid-size dgemm on the FP64 tensor cores (512 <= n <= 3072, where a wave of big tiles does
  * not fill the GPU evenly): tile configurations x forced split-K slice counts S (cuBLAS uses
  * 32x64x32 tiles at 512-1536 and 64x64x16 in 4 stages at 640, per ncu).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* FP64 tensor-core dgemm (TC_OP_DMMA) configurations. tc_cfg<double, BM, BN, BK, WM, WN,
  * STAGES, MINB[, DK, PIPE, LEAN]>. Limits from tc_common.cuh: BK % 16 == 0 (pad rule
  * LD_K % 16 == 4, so BK = 8 is impossible), BK % DK == 0, BM, BN % 16 == 0; warp tile WM x WN

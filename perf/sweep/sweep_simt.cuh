@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Helpers shared by the SIMT family files: NN launch and info of one mb_wt_cfg. */
 #define MB_GEMM_WARPTILED_NO_LAUNCHERS
 #include "gemm/10_warptiled.cu"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* SIMT dgemm (rung 10/11 kernel) configurations, same template (V = 2).
  * Two kernel options were also swept, fragment double-buffering in registers (RB = 2) and the
  * plain lane map (LMAP = 1), in 10 more rows (commit 82e29cb): no row beat the baseline

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* SIMT sgemm (rung 10/11 kernel) configurations.
  * mb_wt_cfg<BM, BN, BK, WM, WN, TM, TN, STAGES, MINB, KS>: (WM/TM) * (WN/TN) == 32 lanes, both
  * even; TM, TN % 4 == 0; NN loaders need NT % BK == 0 and NT % (BM/4) == 0. */

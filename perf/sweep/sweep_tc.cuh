@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Helpers shared by the tensor-core family files: NN launch and info of one tc_cfg. */
 #include "gemm/tc_common.cuh"
 #include "sweep.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* 3xTF32 sgemm (TC_OP_TF32X3) configurations. tc_cfg<float, BM, BN, BK, WM, WN, STAGES, MINB>.
  * Limits: BM, BN, BK % 32 == 0 (pads); shared memory = (STAGES + 2 split planes) x stage, so
  * 128x128 allows BK 32 with <= 4 stages only (BK 64 would need 272 KB at 2 stages); a warp

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // Transpose knob experiment: the vectorized rung (kernels/transpose/05_vectorized.cu) compiled
 // with -D knobs (VEC_BAND, VEC_LATE_TRIGGER, VEC_STREAM_STORES, VEC_PREFETCH, VEC_BLOCKS_PER_SM,
 // VEC_F_BIG_TR/TC), timed in a loop of back-to-back launches (median of 7), result spot-checked.

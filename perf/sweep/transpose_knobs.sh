@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Builds variants of the vectorized transpose with different knobs (in parallel) and times each:
 #   perf/sweep/transpose_knobs.sh [OUTFILE]      (on the GPU machine; prints to stdout too)
 # Edit the V list to try other settings; the defaults in 05_vectorized.cu are the measured ones.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The GPU side of libminiblas_cblas, shared by its files: the per-thread state and the call
  * frame (gpu_state.c), staging (staging.c), tracing (trace.c); used by the gemm schedule

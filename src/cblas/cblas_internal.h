@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Internal to libminiblas_cblas. See docs/cblas.md for the design. The layers, top down:
  *

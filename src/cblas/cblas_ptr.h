@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Ordinary host memory recognised from its address alone (src/cblas/ptr.c). No CUDA. */
 #ifndef MINIBLAS_CBLAS_PTR_H
 #define MINIBLAS_CBLAS_PTR_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The layer's configuration: the one place that reads the environment. Two tables:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A small thread pool for the host staging copies of the GPU path (copypool.c says why not
  * OpenMP): mbc_pool_run(n, fn, ctx, nthreads) runs fn(ctx, i) for every i in [0, n) on up to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The CPU BLAS, loaded at run time (like NVBLAS's NVBLAS_CPU_BLAS_LIB): dlopen of a library
  * name, then dlsym on THAT handle, so that a preloaded libminiblas_cblas never calls itself

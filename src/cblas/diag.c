@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A MINIBLAS_<OP> rung setting the GPU cannot honour, said once at initialisation. The native
  * API reads MINIBLAS_SGEMM=... etc. into each handle and fails the op's calls with the reason

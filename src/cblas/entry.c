@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The entry points of libminiblas_cblas: cblas_{s,d}gemm, cblas_{s,d}asum, cblas_{s,d}dot,
  * cblas_{s,d}omatcopy with exactly OpenBLAS's cblas.h signatures (included, so the compiler

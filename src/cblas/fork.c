@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fork(): a child of a process that used the GPU path (R's mclapply, Python's multiprocessing)
  * cannot use CUDA: the parent's context does not carry over, and CUDA calls in the child fail

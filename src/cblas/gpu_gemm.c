@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The GPU gemm of the cblas layer: one call on device operands in place, or the pipelined
  * schedule of a gemm with operands on the host (described at mbc_gpu_gemm). The rung of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * asum, dot and omatcopy on the GPU: operands in place (device, managed) or staged through the
  * pinned chunks (staging.c), one native miniblas call, the result or output copied back.

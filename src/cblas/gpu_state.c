@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The GPU side's state: the probe at initialisation, the kind of an operand's memory (CUDA's
  * answer), the per-thread state (cblas_gpu.h) and the frame of one GPU call: the layer's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Extras of libminiblas_cblas beyond the standard cblas.h / Fortran BLAS symbols it provides.
  * A program written against cblas.h needs none of this; tests and the benchmark use it to

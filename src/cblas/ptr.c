@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Ordinary host memory, recognised without asking CUDA.
  *

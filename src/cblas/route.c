@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Initialisation and the one routing decision of the layer: every call, whatever its op,
  * goes to the CPU BLAS, to the GPU on its device operands in place, to the GPU with its host

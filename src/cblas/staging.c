@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Staging: host operands reach the GPU through pinned chunks. Host pointers are pageable in
  * general, and pageable cudaMemcpy runs at ~7 GB/s against 55 GB/s pinned, so operands are

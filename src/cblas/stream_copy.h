@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mbc_stream_copy: memcpy with non-temporal (streaming) stores, as a staging copy of the
  * host-pointer GPU path would use them: caller's pageable memory -> pinned chunk (then only the

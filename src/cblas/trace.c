@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Tracing (MINIBLAS_CBLAS_VERBOSE=2 and 3): where the time of one GPU gemm went. The host side
  * from clock readings around the packing, unpacking and waits (mbc_trace in the state); the GPU

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Error reporting of the layer. A bad argument or a call that cannot run goes through
  * cblas_xerbla (a weak default here; the program's wins) with the caller's parameter number,

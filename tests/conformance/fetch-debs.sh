@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Unpack the reference test programs that tests/conformance.cmake runs into DEST, for a machine
 # that cannot install them (no network, not Debian): run it on a Debian 12 machine with apt,
 # carry DEST over, and configure there with MINIBLAS_CONFORMANCE_ROOT=DEST (cache variable or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What libminiblas_cblas sees on this machine, for tests/conformance/run.sh: whether it found
  * a usable GPU and which CPU BLAS it loaded. Prints "gpu=<0|1> cpu_blas=<name or none>".

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The reference CBLAS test programs (x[sdcz]cblat[123]) were linked against Debian's
  * reference libblas.so.3, which also defines the global RowMajorStrg that the programs' own

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # One reference BLAS / CBLAS / LAPACK test program (Debian's libblas-test, liblapack-test) run
 # twice with OpenBLAS as its BLAS and LAPACK: once as is (the baseline) and once with
 # libminiblas_cblas preloaded in front of OpenBLAS. The programs exit 0 whatever happens, so

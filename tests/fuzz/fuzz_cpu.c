@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * CPU fuzzer of every entry point of the argument check (src/check.h) and of libminiblas_cblas
  * (cblas_{s,d}{gemm,asum,dot,omatcopy}, {s,d}{gemm,asum,dot}_), valid and invalid arguments,

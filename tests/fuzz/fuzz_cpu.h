@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The CPU fuzzer (fuzz_cpu.c and the fuzz_cpu_*.c beside it): declarations shared by its pieces. */
 #ifndef MB_FUZZ_CPU_H
 #define MB_FUZZ_CPU_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* CPU fuzzer: cblas_{s,d}gemm and {s,d}gemm_. */
 #include "fuzz_cpu.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* CPU fuzzer: operands between guard pages (or in the heap with poisoned margins), input
  * values, IEEE specials, the random argument generators. */
 #include "fuzz_cpu.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* CPU fuzzer: an independent model of the argument rules of check.h, the fuzzing of the check
  * functions themselves, and the checks common to every library call. */
 #include "fuzz_cpu.h"

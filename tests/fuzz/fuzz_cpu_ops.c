@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* CPU fuzzer: cblas_{s,d}{asum,dot}, {s,d}{asum,dot}_, cblas_{s,d}omatcopy. */
 #include "fuzz_cpu.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* CPU fuzzer: findings and divergences, the program's xerbla capture, OpenBLAS (the reference,
  * dlopen'ed). */
 #include "fuzz_cpu.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A plain cblas.h program: it knows nothing about miniblas. tests/install/run.sh links it
  * against the installed libminiblas_cblas alone, and runs an OpenBLAS build of it with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A program using the native API, built against the installed files only (tests/install/run.sh:
  * through pkg-config, shared and static, and through the CMake package). Checks the version

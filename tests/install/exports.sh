@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # exports.sh LIBMINIBLAS LIBMINIBLAS_CBLAS: each library exports only its API (nm -D):
 # libminiblas the miniblas_* functions; libminiblas_cblas the cblas, Fortran BLAS, xerbla and
 # miniblas_cblas_* entry points, and it needs nothing of libminiblas but its API.

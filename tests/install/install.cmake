@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The installed package, tested against the installed files only (tests/install/run.sh), and
 # the libraries' exported symbols (tests/install/exports.sh). Both CPU-only (label cpu).
 if(TARGET miniblas_cblas)

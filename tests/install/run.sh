@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The installed files alone, as a user gets them (CTest: install_consumers, label cpu):
 #   run.sh BUILD_DIR SOURCE_DIR CC CMAKE
 # installs the already-built tree into a temporary prefix, moves the prefix (everything must
