@@ -17,8 +17,7 @@
  * (an error growing linearly with K, as a biased accumulation gives, is largest at 4096).
  * Then the range guard (x3guard.cuh): inputs 3xTF32 alone gets wrong (near FLT_MAX, overflow,
  * Inf/NaN, subnormal, tiny) through auto, wgmma_tf32x3 and tf32x3, each element against rung
- * tuned's Inf/NaN class and an FP32 error bound (see guard_tests below). wgmma_tf32x3 has two
- * variants of the guard, MINIBLAS_X3_GUARD=scan (default) or inline: run the test under both.
+ * tuned's Inf/NaN class and an FP32 error bound (see guard_tests below).
  * Ends with "tf32_accuracy: N passed, M failed"; exits 77 without a GPU.
  */
 #include <math.h>
@@ -377,6 +376,8 @@ static void guard_case(miniblas_handle_t h, cublasHandle_t cb, const char *what,
     float *dC = mbt_dev_alloc(cs * sizeof(float));
     double *dAd = mbt_dev_alloc(as * sizeof(double)), *dBd = mbt_dev_alloc(bs * sizeof(double));
     double *dCd = mbt_dev_alloc(cs * sizeof(double));
+    /* the reference's padding rows are never written by cuBLAS but are copied back whole */
+    MBT_CUDA(cudaMemset(dCd, 0, cs * sizeof(double)));
     mbt_h2d(dA, hA, as * sizeof(float));
     mbt_h2d(dB, hB, bs * sizeof(float));
 
@@ -529,13 +530,12 @@ static void plant_rows(float *A, float *B, int m, int n, int k) {
     GA(m - 6, k - 1) = 1e-41f;
     GA(m - 130 > 0 ? m - 130 : 0, k - 3) = 5e-45f;
 }
-/* The pre-scan guard's panel and k-chunk indexing (x3guard.cuh, x3s_*): single Inf / NaN in
- * the last, partial row panel of op(A) at the last k, at the first and the last k of a chunk
- * of 32 in other row panels, in the first column of op(B) at k = 0 and in the last, partial
+/* The guard at the edges of its panels: single Inf / NaN in the last, partial row panel of
+ * op(A) at the last k, at the first and the last k of a 32-deep k-tile in other row panels, in the first column of op(B) at k = 0 and in the last, partial
  * column panel at the last k. Every tile holding one must come out as FP32 gives it (Inf,
  * NaN; 3xTF32 gives NaN for an Inf), and the tiles between (row panels 0 and 3, column panels
  * 1 and 2 for the larger shapes) are computed by the tensor cores. */
-static void plant_scan(float *A, float *B, int m, int n, int k) {
+static void plant_panel_edges(float *A, float *B, int m, int n, int k) {
     GA(m - 1, k - 1) = INFINITY;
     GA(200 % m, 32 % k) = -INFINITY;
     GA(300 % m, 63 % k) = NAN;
@@ -584,19 +584,19 @@ static void guard_tests(miniblas_handle_t h, cublasHandle_t cb, int hopper) {
                    G_UNIFORM, plant_rows, hopper);
     guard_fill_run(h, cb, "tail split", 1, 0, 1536, 1536, 1024, 2, 1.0f, 0.0f, G_UNIFORM,
                    G_UNIFORM, plant_one_each, hopper);
-    /* the pre-scan's edges: odd sizes (partial last panels and 16-byte units), every
+    /* panel edges: odd sizes (partial last panels and 16-byte units), every
      * transpose, lda / ldb padded by 0 and 4 (16-byte loads) and by 1 and 3 (scalar loads),
-     * k not a multiple of the chunk; 517x389 is split in k, 1157x1029 is not; k = 5: one
-     * partial chunk */
+     * k not a multiple of the k-tile; 517x389 is split in k, 1157x1029 is not; k = 5: one
+     * partial k-tile */
     for (int t = 0; t < 4; ++t) {
         static const int pads[4] = {0, 3, 4, 1};
-        guard_fill_run(h, cb, "scan edges", t & 1, t >> 1, 517, 389, 1031, pads[t], 1.0f,
-                       t == 1 ? 0.5f : 0.0f, G_UNIFORM, G_UNIFORM, plant_scan, hopper);
-        guard_fill_run(h, cb, "scan edges", t & 1, t >> 1, 1157, 1029, 301, pads[3 - t], 1.0f,
-                       t == 2 ? -1.0f : 0.0f, G_UNIFORM, G_UNIFORM, plant_scan, hopper);
+        guard_fill_run(h, cb, "panel edges", t & 1, t >> 1, 517, 389, 1031, pads[t], 1.0f,
+                       t == 1 ? 0.5f : 0.0f, G_UNIFORM, G_UNIFORM, plant_panel_edges, hopper);
+        guard_fill_run(h, cb, "panel edges", t & 1, t >> 1, 1157, 1029, 301, pads[3 - t], 1.0f,
+                       t == 2 ? -1.0f : 0.0f, G_UNIFORM, G_UNIFORM, plant_panel_edges, hopper);
     }
-    guard_fill_run(h, cb, "scan edges", 1, 0, 130, 129, 5, 1, 1.0f, 0.0f, G_UNIFORM, G_UNIFORM,
-                   plant_scan, hopper);
+    guard_fill_run(h, cb, "panel edges", 1, 0, 130, 129, 5, 1, 1.0f, 0.0f, G_UNIFORM, G_UNIFORM,
+                   plant_panel_edges, hopper);
     /* normal inputs through the guarded path (nothing flagged), beta != 0 */
     guard_fill_run(h, cb, "normal", 0, 1, 1000, 1000, 1000, 1, 1.0f, 1.0f, G_UNIFORM, G_UNIFORM,
                    NULL, hopper);

@@ -13,25 +13,18 @@
  *   - 4-stage cp.async ring (tc_load_stage, LEAN addressing; any m, n, k, ld). k step 0 runs
  *     while the next stage is copied and split; no wgmma group is pending across a stage end.
  *     Split-K (splitk.cuh) when C has fewer tiles than half the SMs.
- *   - Range guard (x3guard.cuh): a tile whose panels hold an element other than 0 or
- *     2^-50 <= |x| <= 2^40 (NaN, Inf, near FLT_MAX, tiny, subnormal) is not stored and an FP32
- *     SIMT fixup recomputes it: FP32 results (Inf/NaN as FP32) for every input. Two variants
- *     (MINIBLAS_X3_GUARD, see the launcher): inline, each A and B element checked where it is
- *     split (shift, max, add-min into two registers; cost: the checks, a memset of the guard's
- *     bytes, one fixup launch that exits at once); scan (default), a bandwidth-bound kernel
- *     reads A and B once before the gemm and writes per-panel words, each block reads its
- *     tile's words first and skips the tile if one is set, no check in the loop (cost: one
- *     read of A and B, a fixup launch; launches chained by programmatic dependent launch).
- * Resources (nvcc -arch=sm_90a -Xptxas -v): 249..255 registers, no spills unsplit in either
- * variant; split-K: 0..56-byte stack inline (as before the guard), 24..64 under the scan;
- * 200..208 KB dynamic shared memory; 1 block per SM.
+ *   - Range guard (x3guard.cuh): each A and B element is checked where it is split (shift,
+ *     max, add-min into two registers); a tile whose panels hold an element other than 0 or
+ *     2^-50 <= |x| <= 2^40 (NaN, Inf, near FLT_MAX, tiny, subnormal) stores nothing and an FP32
+ *     SIMT fixup recomputes it: FP32 results (Inf/NaN as FP32) for every input. Cost on normal
+ *     inputs: the checks, a memset of the guard's bytes and one fixup launch that exits at once.
+ * Resources (nvcc -arch=sm_90a -Xptxas -v): 249..255 registers, no spills unsplit (split-K:
+ * 0..48-byte stack, as before the guard); 200..208 KB dynamic shared memory; 1 block per SM.
  * Measured before the guard (H200, miniblas-bench, 5 trials, cuBLAS FP32 SGEMM side by side):
  * NN 4096 / 8192: 67.5 / 68.0 TFLOP/s (1.32x / 1.33x cuBLAS), TT 68.1 / 68.5 (1.39x / 1.36x);
  * split-K 8192x128x8192 63.8-65.5 (1.26-1.37x); error 0.36..1.0x cuBLAS FP32's.
  * Built for sm_90a (CMakeLists.txt); the sm_90 build traps; dispatch requires cc 9.0.
  */
-#include <stdlib.h> /* getenv */
-#include <string.h>
 #include "tc_common.cuh"
 #include "x3guard.cuh"
 
@@ -145,7 +138,7 @@ __device__ __forceinline__ void wg_keep(float &r) { asm volatile("" : "+f"(r)::"
  * !BKC (raw sB[k][LD_BN]): four LDS.32, a warp reads 32 consecutive n of one k row. Stores:
  * a quarter-warp (8 consecutive n, n % 8 = 0..7) writes one whole 128-byte core matrix.
  * ------------------------------------------------------------------------------------- */
-template <bool BKC, bool NOTE>
+template <bool BKC>
 __device__ __forceinline__ void wg_split_b(float *big, float *small, const float *sB, int tid,
                                            unsigned &gmx, unsigned &gmn) {
     constexpr int CHUNKS = WG_BN * WG_BK / 4;
@@ -169,7 +162,7 @@ __device__ __forceinline__ void wg_split_b(float *big, float *small, const float
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
             tc_split_tf32(x[e], b[e], s[e]);
-            if (NOTE) x3g_note(x[e], gmx, gmn);
+            x3g_note(x[e], gmx, gmn);
         }
         const int idx = wg_plane_index(n, k0);
         *(uint4 *)(big + idx) = make_uint4(b[0], b[1], b[2], b[3]);
@@ -239,16 +232,10 @@ __device__ __forceinline__ void wg_flush64(float (&acc)[64], float (&t)[64]) {
 /* ---------------------------------------------------------------------------------------
  * The kernel. One block per 128x128 tile of C (grid-stride past the grid limit).
  * ------------------------------------------------------------------------------------- */
-/* SCAN: the pre-scan range guard (x3s: no check in the loop; a tile whose panel words are
- * set is skipped); else the inline one (x3g: each element checked where it is split). */
-template <bool AKC, bool BKC, bool SPLIT, bool SCAN>
+template <bool AKC, bool BKC, bool SPLIT>
 __global__ void __launch_bounds__(WG_THREADS, 1)
-    wg_tf32x3_kernel(mb_gemm_args p, bool a_vec, bool b_vec, int64_t kc, x3g g, x3s sg) {
+    wg_tf32x3_kernel(mb_gemm_args p, bool a_vec, bool b_vec, int64_t kc, x3g g) {
 #if WG_SM90A
-    if (SCAN) {
-        mb_grid_wait();        /* the scan's words (programmatic dependent launch) */
-        mb_grid_launch_next(); /* the reduce / fixup may be scheduled; they wait for our end */
-    }
     if (SPLIT) { /* split-K: this block's slice; every slice writes alpha * partial to its slab */
         p = mb_splitk_slice<float>(p, blockIdx.y, kc);
         p.C = (float *)p.work + (int64_t)blockIdx.y * p.m * p.n;
@@ -275,11 +262,6 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
         tc_tile_coords(tile, ntm, ntn, &tm, &tn);
         const int64_t m0 = tm * WG_BM, n0 = tn * WG_BN;
 
-        if (SCAN) { /* the scan's words of this tile's panels: skip the tile if one is set */
-            const bool skip = __syncthreads_or(x3s_tile_words(sg, tm, tn, tid, WG_THREADS)) != 0;
-            if (tid == 0 && (!SPLIT || blockIdx.y == 0)) sg.tb[tm + tn * ntm] = skip ? 1 : 0;
-            if (skip) continue; /* no compute, no store: the fixup recomputes the tile */
-        }
         float acc[64], t[64];
         unsigned gmx, gmn; /* range guard (x3guard.cuh) over the A and B elements split here */
         x3g_init(gmx, gmn);
@@ -300,7 +282,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
         }
         tc_cp_async_wait<S - 2>();
         __syncthreads();
-        wg_split_b<BKC, !SCAN>(planes, planes + WG_PLANE, sB, tid, gmx, gmn);
+        wg_split_b<BKC>(planes, planes + WG_PLANE, sB, tid, gmx, gmn);
         wg_fence_proxy_async();
 
         int cs = 0; /* raw stage of k-tile kt */
@@ -316,7 +298,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             /* k step 0 is issued before, and finished after, the copies and the split of
              * the next stage, so that it runs meanwhile. */
             wg_issue128(t, ab, as, pb, ps, 0);
-            if (!SCAN) wg_note_a(fa, gmx, gmn);
+            wg_note_a(fa, gmx, gmn);
             tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 8, lane); /* next A fragment */
 
             /* Groups committed: S - 1 + kt (k-tiles 0 .. kt + S - 2); at most S - 3 pending
@@ -331,7 +313,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             if (kt + 1 < KT) {
                 const int ns = cs + 1 == S ? 0 : cs + 1;
                 float *pl = planes + ((kt + 1) & 1) * 2 * WG_PLANE;
-                wg_split_b<BKC, !SCAN>(pl, pl + WG_PLANE, sB + ns * BE, tid, gmx, gmn);
+                wg_split_b<BKC>(pl, pl + WG_PLANE, sB + ns * BE, tid, gmx, gmn);
                 wg_fence_proxy_async();
             }
             /* k steps 1..3: wait, add t into acc, issue the next (its A fragment already
@@ -342,7 +324,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 wg_flush64(acc, t);
                 wg_split_a(fa, ab, as);
                 wg_issue128(t, ab, as, pb, ps, 8 * j);
-                if (!SCAN) wg_note_a(fa, gmx, gmn);
+                wg_note_a(fa, gmx, gmn);
                 if (j < 3) tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 8 * (j + 1), lane);
             }
             wg_wait<0>();
@@ -360,7 +342,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
          * memory latency behind the stores before it (see the schedule notes). */
         /* A tile with an out-of-range element in its panels stores nothing (the fixup
          * recomputes it; x3guard.cuh). */
-        if (!SCAN && x3g_tile_out(g, gmx, gmn, tm + tn * ntm)) continue;
+        if (x3g_tile_out(g, gmx, gmn, tm + tn * ntm)) continue;
         const int gq = lane >> 2, tq = lane & 3;
 #pragma unroll
         for (int i = 0; i < 64; ++i) {
@@ -386,7 +368,6 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     (void)b_vec;
     (void)kc;
     (void)g;
-    (void)sg;
 #ifdef __CUDA_ARCH__
     __trap();
 #endif
@@ -396,70 +377,36 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
 /* ---------------------------------------------------------------------------------------
  * Launcher: transpose instantiation, 16-byte copy eligibility, dynamic shared memory.
  * ------------------------------------------------------------------------------------- */
-/* ===== TEMPORARY A/B SWITCH (delete with its one use in wg_launch_t once a variant is
- * chosen): MINIBLAS_X3_GUARD (read once per process) = inline: the inline range guard;
- * hybrid: the pre-scan where it reads little next to the gemm's work (its time over the
- * gemm's is about 43 (1/m + 1/n) on an H100: scan iff 1/m + 1/n <= 1/512), else inline;
- * anything else (default): the pre-scan. ===== */
-static bool wg_guard_scan(const mb_gemm_args *p) {
-    static int mode = -1; /* -1: not read yet; 0 inline; 1 scan; 2 hybrid */
-    int m = __atomic_load_n(&mode, __ATOMIC_RELAXED);
-    if (m < 0) {
-        const char *v = getenv("MINIBLAS_X3_GUARD");
-        m = v && strcmp(v, "inline") == 0 ? 0 : v && strcmp(v, "hybrid") == 0 ? 2 : 1;
-        __atomic_store_n(&mode, m, __ATOMIC_RELAXED);
-    }
-    return m == 1 || (m == 2 && 512 * (p->m + p->n) <= p->m * p->n);
-}
-
-/* p: the call; q: the same with the workspace after the guard's bytes (split-K slabs).
- * SCAN: the pre-scan guard (sg, its scan already launched), else the inline one (g). */
-template <bool AKC, bool BKC, bool SPLIT, bool SCAN>
+/* p: the call; q: the same with the workspace after the guard's bytes (split-K slabs). */
+template <bool AKC, bool BKC, bool SPLIT>
 static cudaError_t wg_launch_s(const mb_gemm_args *p, const mb_gemm_args *q, mb_splitk sp, x3g g,
-                               x3s sg, bool a_vec, bool b_vec, cudaStream_t s) {
+                               cudaStream_t s) {
     const size_t smem = wg_smem_bytes(AKC, BKC);
     static unsigned long long smem_set; /* devices whose limit is raised (this kernel) */
-    cudaError_t e = mb_smem_limit_once((const void *)wg_tf32x3_kernel<AKC, BKC, SPLIT, SCAN>,
-                                       (int)smem, &smem_set);
+    cudaError_t e = mb_smem_limit_once((const void *)wg_tf32x3_kernel<AKC, BKC, SPLIT>, (int)smem,
+                                       &smem_set);
     if (e != cudaSuccess) return e;
+    const bool a_vec = ((uintptr_t)p->A % 16 == 0) && ((p->lda * (int64_t)sizeof(float)) % 16 == 0);
+    const bool b_vec = ((uintptr_t)p->B % 16 == 0) && ((p->ldb * (int64_t)sizeof(float)) % 16 == 0);
     const int64_t tiles = mb_cdiv(p->m, WG_BM) * mb_cdiv(p->n, WG_BN);
     const dim3 grid(mb_grid_dim(tiles, MB_GRID_X_MAX), (unsigned)sp.S);
-    if (SCAN) {
-        cudaLaunchAttribute attr[1] = {};
-        const cudaLaunchConfig_t cfg = x3s_pdl_cfg(attr, grid, dim3(WG_THREADS), smem, s);
-        e = cudaLaunchKernelEx(&cfg, wg_tf32x3_kernel<AKC, BKC, SPLIT, SCAN>, *q, a_vec, b_vec,
-                               sp.kc, g, sg);
-        if (e == cudaSuccess) e = cudaGetLastError();
-        return e == cudaSuccess ? x3s_end(p, q, sp.S, sg, s) : e;
-    }
-    wg_tf32x3_kernel<AKC, BKC, SPLIT, SCAN><<<grid, WG_THREADS, smem, s>>>(*q, a_vec, b_vec, sp.kc,
-                                                                         g, sg);
+    wg_tf32x3_kernel<AKC, BKC, SPLIT><<<grid, WG_THREADS, smem, s>>>(*q, a_vec, b_vec, sp.kc, g);
     e = cudaGetLastError();
     if (e == cudaSuccess && SPLIT) e = x3g_reduce(p, q, sp.S, g, s);
     return e == cudaSuccess ? x3g_end(p, g, s) : e;
 }
 template <bool AKC, bool BKC>
 static cudaError_t wg_launch_t(const mb_gemm_args *p, cudaStream_t s) {
-    x3g g = {NULL, NULL, WG_BM, WG_BN};
-    x3s sg;
+    x3g g;
     mb_gemm_args q;
     static_assert(WG_BM <= X3G_TILE && WG_BN <= X3G_TILE, "the fixup's tile");
-    const bool a_vec = ((uintptr_t)p->A % 16 == 0) && ((p->lda * (int64_t)sizeof(float)) % 16 == 0);
-    const bool b_vec = ((uintptr_t)p->B % 16 == 0) && ((p->ldb * (int64_t)sizeof(float)) % 16 == 0);
-    memset(&sg, 0, sizeof sg);
-    cudaError_t e = cudaSuccess;
-    if (wg_guard_scan(p)) e = x3s_begin(p, WG_BM, WG_BN, a_vec, b_vec, &sg, &q, s);
-    /* the inline guard (or none, without room in the workspace) where the scan is not used */
-    if (e == cudaSuccess && !sg.pw) e = x3g_begin(p, WG_BM, WG_BN, &g, &q, s);
+    cudaError_t e = x3g_begin(p, WG_BM, WG_BN, &g, &q, s);
     if (e != cudaSuccess) return e;
     /* every slice writes a slab (slice 0 too: C stays intact for the fixup) */
     const mb_splitk sp =
         mb_splitk_plan(&q, mb_cdiv(p->m, WG_BM) * mb_cdiv(p->n, WG_BN), 1, WG_BK, sizeof(float), 1);
-    if (sg.pw)
-        return sp.S > 1 ? wg_launch_s<AKC, BKC, true, true>(p, &q, sp, g, sg, a_vec, b_vec, s)
-                        : wg_launch_s<AKC, BKC, false, true>(p, &q, sp, g, sg, a_vec, b_vec, s);
-    return sp.S > 1 ? wg_launch_s<AKC, BKC, true, false>(p, &q, sp, g, sg, a_vec, b_vec, s)
-                    : wg_launch_s<AKC, BKC, false, false>(p, &q, sp, g, sg, a_vec, b_vec, s);
+    return sp.S > 1 ? wg_launch_s<AKC, BKC, true>(p, &q, sp, g, s)
+                    : wg_launch_s<AKC, BKC, false>(p, &q, sp, g, s);
 }
 
 extern "C" cudaError_t mb_sgemm_wgmma_tf32x3(const void *a, cudaStream_t s) {

@@ -30,8 +30,6 @@
  * times its partial into a slab after the guard's bytes, and x3g_reduce_kernel adds the slabs
  * and beta * C into the tiles whose bit is clear. Without room for the guard (no workspace, or
  * more than 8 * (MB_GEMM_WORK_BYTES - 256) tiles) the rungs run unguarded, with the limits above.
- * The above is the inline guard; rung wgmma_tf32x3 also has a pre-scan variant (x3s_*, at the
- * end of this file) with the same rule and tile predicate and no check in its main loop.
  */
 #ifndef MINIBLAS_GEMM_X3GUARD_CUH
 #define MINIBLAS_GEMM_X3GUARD_CUH
@@ -147,70 +145,65 @@ static inline cudaError_t x3g_reduce(const mb_gemm_args *p, const mb_gemm_args *
  * acc = fmaf(a_q, b_q, acc) for q = 0 .. k - 1 in order (as the SIMT rungs), then
  * alpha * acc (+ beta * C). Slow (SIMT, one block per tile) but only for flagged tiles. */
 #define X3G_FK 16
-/* One tile of the fixup, all threads of the block: rows [m0, me), columns [n0, ne) of C. */
-static __device__ __forceinline__ void x3g_fixup_tile(const mb_gemm_args &p, int64_t m0, int64_t me,
-                                                      int64_t n0, int64_t ne) {
+static __global__ void __launch_bounds__(256) x3g_fixup_kernel(mb_gemm_args p, x3g g) {
+    if (*(volatile unsigned *)g.flag == 0u) return;
     __shared__ float sA[X3G_FK][X3G_TILE], sB[X3G_FK][X3G_TILE + 1];
     const float *A = (const float *)p.A, *B = (const float *)p.B;
     float *C = (float *)p.C;
     const float alpha = (float)p.alpha, beta = (float)p.beta;
     const int tid = threadIdx.x, tx = tid & 15, ty = tid >> 4;
-    float acc[8][8];
-#pragma unroll
-    for (int i = 0; i < 8; ++i)
-#pragma unroll
-        for (int j = 0; j < 8; ++j) acc[i][j] = 0.0f;
-    for (int64_t q0 = 0; q0 < p.k; q0 += X3G_FK) {
-        const int kl = p.k - q0 < X3G_FK ? (int)(p.k - q0) : X3G_FK;
-        __syncthreads(); /* the previous chunk's (or tile's) reads are done */
-        for (int e = tid; e < X3G_FK * X3G_TILE; e += 256) {
-            /* A: element (m0 + i, q0 + kk); consecutive threads walk A's contiguous dim */
-            const int i = p.transa ? e / X3G_FK : e % X3G_TILE;
-            const int kk = p.transa ? e % X3G_FK : e / X3G_TILE;
-            const int64_t r = m0 + i, q = q0 + kk;
-            sA[kk][i] = r < me && kk < kl ? (p.transa ? A[q + r * p.lda] : A[r + q * p.lda])
-                                           : 0.0f;
-            /* B: element (q0 + kk, n0 + j) */
-            const int j = p.transb ? e % X3G_TILE : e / X3G_FK;
-            const int kb = p.transb ? e / X3G_TILE : e % X3G_FK;
-            const int64_t c = n0 + j, qb = q0 + kb;
-            sB[kb][j] = c < ne && kb < kl ? (p.transb ? B[c + qb * p.ldb] : B[qb + c * p.ldb])
-                                           : 0.0f;
-        }
-        __syncthreads();
-        for (int kk = 0; kk < kl; ++kk) {
-            float a[8], b[8];
-#pragma unroll
-            for (int i = 0; i < 8; ++i) a[i] = sA[kk][tx + 16 * i];
-#pragma unroll
-            for (int j = 0; j < 8; ++j) b[j] = sB[kk][ty + 16 * j];
-#pragma unroll
-            for (int i = 0; i < 8; ++i)
-#pragma unroll
-                for (int j = 0; j < 8; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
-        }
-    }
-#pragma unroll
-    for (int i = 0; i < 8; ++i)
-#pragma unroll
-        for (int j = 0; j < 8; ++j) {
-            const int64_t r = m0 + tx + 16 * i, c = n0 + ty + 16 * j;
-            if (r < me && c < ne) {
-                float *dst = C + r + c * p.ldc;
-                const float v = alpha * acc[i][j];
-                *dst = beta == 0.0f ? v : v + beta * *dst;
-            }
-        }
-}
-static __global__ void __launch_bounds__(256) x3g_fixup_kernel(mb_gemm_args p, x3g g) {
-    if (*(volatile unsigned *)g.flag == 0u) return;
     const int64_t ntm = (p.m + g.bm - 1) / g.bm, ntn = (p.n + g.bn - 1) / g.bn;
     for (int64_t tile = blockIdx.x; tile < ntm * ntn; tile += gridDim.x) {
         if (!x3g_bit(g, tile)) continue; /* same for the whole block */
         const int64_t m0 = (tile % ntm) * g.bm, n0 = (tile / ntm) * g.bn;
         const int64_t me = m0 + g.bm < p.m ? m0 + g.bm : p.m; /* the tile's rows end */
         const int64_t ne = n0 + g.bn < p.n ? n0 + g.bn : p.n;
-        x3g_fixup_tile(p, m0, me, n0, ne);
+        float acc[8][8];
+#pragma unroll
+        for (int i = 0; i < 8; ++i)
+#pragma unroll
+            for (int j = 0; j < 8; ++j) acc[i][j] = 0.0f;
+        for (int64_t q0 = 0; q0 < p.k; q0 += X3G_FK) {
+            const int kl = p.k - q0 < X3G_FK ? (int)(p.k - q0) : X3G_FK;
+            __syncthreads(); /* the previous chunk's reads are done */
+            for (int e = tid; e < X3G_FK * X3G_TILE; e += 256) {
+                /* A: element (m0 + i, q0 + kk); consecutive threads walk A's contiguous dim */
+                const int i = p.transa ? e / X3G_FK : e % X3G_TILE;
+                const int kk = p.transa ? e % X3G_FK : e / X3G_TILE;
+                const int64_t r = m0 + i, q = q0 + kk;
+                sA[kk][i] = r < me && kk < kl ? (p.transa ? A[q + r * p.lda] : A[r + q * p.lda])
+                                               : 0.0f;
+                /* B: element (q0 + kk, n0 + j) */
+                const int j = p.transb ? e % X3G_TILE : e / X3G_FK;
+                const int kb = p.transb ? e / X3G_TILE : e % X3G_FK;
+                const int64_t c = n0 + j, qb = q0 + kb;
+                sB[kb][j] = c < ne && kb < kl ? (p.transb ? B[c + qb * p.ldb] : B[qb + c * p.ldb])
+                                               : 0.0f;
+            }
+            __syncthreads();
+            for (int kk = 0; kk < kl; ++kk) {
+                float a[8], b[8];
+#pragma unroll
+                for (int i = 0; i < 8; ++i) a[i] = sA[kk][tx + 16 * i];
+#pragma unroll
+                for (int j = 0; j < 8; ++j) b[j] = sB[kk][ty + 16 * j];
+#pragma unroll
+                for (int i = 0; i < 8; ++i)
+#pragma unroll
+                    for (int j = 0; j < 8; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < 8; ++i)
+#pragma unroll
+            for (int j = 0; j < 8; ++j) {
+                const int64_t r = m0 + tx + 16 * i, c = n0 + ty + 16 * j;
+                if (r < me && c < ne) {
+                    float *dst = C + r + c * p.ldc;
+                    const float v = alpha * acc[i][j];
+                    *dst = beta == 0.0f ? v : v + beta * *dst;
+                }
+            }
     }
 }
 /* After the gemm (and its split-K reduce): the fixup launch, a few blocks per SM at most. */
@@ -223,225 +216,6 @@ static inline cudaError_t x3g_end(const mb_gemm_args *p, x3g g, cudaStream_t s) 
     const int64_t blocks = tiles < 2 * (int64_t)sms ? tiles : 2 * (int64_t)sms;
     x3g_fixup_kernel<<<mb_grid_dim(blocks, 65535), 256, 0, s>>>(*p, g);
     return cudaGetLastError();
-}
-
-
-/* ---------------------------------------------------------------------------------------
- * Pre-scan variant (rung wgmma_tf32x3; MINIBLAS_X3_GUARD selects it, see its launcher). Same
- * range rule and tile predicate, no check in the gemm's main loop: x3s_scan_kernel reads A and B once
- * before the gemm and writes one word per (panel, k chunk): op(A) row panel p (rows
- * [p bm, p bm + bm)) chunk c (k in [c kc, c kc + kc)) at p * G + c, op(B) column panel p
- * (columns [p bn, p bn + bn)) at (ntm + p) * G + c; 1 iff the chunk holds an out-of-range
- * element. Every word is written (0 or 1), so nothing is zeroed first. G chunks per panel
- * give the scan about 8 blocks per SM. Each gemm block reads the 2 G words of its tile's
- * panels before its first copies; if one is set it skips the tile (no compute, no
- * store; every split-K slice alike) and the tile's byte (written by every tile, slice 0 in
- * split-K) says so. The split-K reduce skips tiles whose byte is set; the fixup reads all
- * panel words first (returns when none is set), then recomputes the tiles whose byte is set.
- * Launches: scan, gemm, [reduce,] fixup; all but the scan are programmatic dependent launches
- * (each waits for the previous grid with griddepcontrol.wait before reading what it wrote).
- * Workspace: the panel words, then the tile bytes (each rounded up to 256 bytes), then the
- * split-K slabs (every slice writes one, as in the inline guard).
- * Cost on normal inputs: one read of A and B (4 (mk + kn) bytes at the memory's rate) next to
- * the gemm's 2 mnk flops: about 43 (1/m + 1/n) of the gemm's time on an H100 (2% at 4096^3,
- * 1% at 8192^3, but a third at 8192x128x8192, where the gemm itself reads A only once).
- * ------------------------------------------------------------------------------------- */
-#define X3S_THREADS 256
-#define X3S_KMIN 32            /* k per chunk at least (a multiple of 4: 16-byte loads) */
-#define X3S_KMAX (1 << 22)     /* k per chunk at most: a chunk's units fit 32 bits */
-#define X3S_BLOCKS_PER_SM 8
-
-/* pw == NULL: off. */
-typedef struct x3s {
-    unsigned *pw;        /* panel words, (ntm + ntn) * G */
-    unsigned char *tb;   /* tile bytes, tm + tn * ntm: 1 = skipped by the gemm */
-    int64_t ntm, ntn, kc;
-    int G, bm, bn;
-} x3s;
-
-/* The range check of the elements (r, c), r0 <= r < r1, c0 <= c < c1, of a column-major
- * array X (ld). VEC: 16-byte loads, X and ld 16-byte aligned, r0 % 4 == 0; a column's last
- * unit of fewer than 4 elements is read by scalars. Four units in flight per thread. */
-template <bool VEC>
-__device__ __forceinline__ void x3s_region(const float *X, int64_t ld, int64_t r0, int64_t r1,
-                                           int64_t c0, int64_t c1, unsigned &mx, unsigned &mn) {
-    const unsigned nr = VEC ? (unsigned)((r1 - r0 + 3) >> 2) : (unsigned)(r1 - r0);
-    const unsigned nu = nr * (unsigned)(c1 - c0);
-    for (unsigned u0 = threadIdx.x; u0 < nu; u0 += 4 * X3S_THREADS) {
-        float v[4][4];
-#pragma unroll
-        for (int j = 0; j < 4; ++j) {
-            const unsigned u = u0 + j * X3S_THREADS;
-#pragma unroll
-            for (int e = 0; e < 4; ++e) v[j][e] = 0.0f;
-            if (u < nu) {
-                const unsigned cu = u / nr;
-                const int64_t r = r0 + (int64_t)(u - cu * nr) * (VEC ? 4 : 1);
-                const float *x = X + r + (c0 + cu) * ld;
-                if (VEC && r + 4 <= r1) {
-                    const float4 q = __ldg((const float4 *)x);
-                    v[j][0] = q.x;
-                    v[j][1] = q.y;
-                    v[j][2] = q.z;
-                    v[j][3] = q.w;
-                } else {
-#pragma unroll
-                    for (int e = 0; e < (VEC ? 4 : 1); ++e)
-                        if (r + e < r1) v[j][e] = __ldg(x + e);
-                }
-            }
-        }
-#pragma unroll
-        for (int j = 0; j < 4; ++j)
-#pragma unroll
-            for (int e = 0; e < 4; ++e) x3g_note(v[j][e], mx, mn);
-    }
-}
-
-/* One block per (panel, chunk) word, grid-stride. a_vec / b_vec: 16-byte loads allowed. */
-static __global__ void __launch_bounds__(X3S_THREADS)
-    x3s_scan_kernel(mb_gemm_args p, x3s g, bool a_vec, bool b_vec) {
-    mb_grid_launch_next(); /* the gemm may be scheduled; it waits for this grid's end */
-    const int64_t items = (g.ntm + g.ntn) * g.G;
-    for (int64_t it = blockIdx.x; it < items; it += gridDim.x) {
-        const int64_t pan = it / g.G, c = it - pan * g.G;
-        const bool isa = pan < g.ntm;
-        const int64_t pp = isa ? pan : pan - g.ntm, t = isa ? g.bm : g.bn;
-        const int64_t P = isa ? p.m : p.n;
-        const int64_t p0 = pp * t, p1 = p0 + t < P ? p0 + t : P;
-        const int64_t q0 = c * g.kc, q1 = q0 + g.kc < p.k ? q0 + g.kc : p.k;
-        /* the panel runs along the stored rows (contiguous) for A not transposed, B transposed */
-        const bool prow = isa ? !p.transa : p.transb;
-        const float *X = (const float *)(isa ? p.A : p.B);
-        const int64_t ld = isa ? p.lda : p.ldb;
-        const int64_t r0 = prow ? p0 : q0, r1 = prow ? p1 : q1;
-        const int64_t c0 = prow ? q0 : p0, c1 = prow ? q1 : p1;
-        unsigned mx, mn;
-        x3g_init(mx, mn);
-        if (r0 < r1 && c0 < c1) {
-            if (isa ? a_vec : b_vec)
-                x3s_region<true>(X, ld, r0, r1, c0, c1, mx, mn);
-            else
-                x3s_region<false>(X, ld, r0, r1, c0, c1, mx, mn);
-        }
-        const int out = __syncthreads_or(x3g_out(mx, mn));
-        if (threadIdx.x == 0) g.pw[it] = out ? 1u : 0u;
-    }
-}
-
-/* In the gemm, per tile, every thread (before a barrier that ORs the result): the panel
- * words of tile (tm, tn) this thread reads. */
-__device__ __forceinline__ unsigned x3s_tile_words(const x3s &g, int64_t tm, int64_t tn, int tid,
-                                                   int nthreads) {
-    unsigned w = 0u;
-    for (int i = tid; i < 2 * g.G; i += nthreads)
-        w |= __ldcg(g.pw + (i < g.G ? tm * g.G + i : (g.ntm + tn) * g.G + (i - g.G)));
-    return w;
-}
-
-/* Split-K under the scan: as x3g_reduce_kernel, tiles whose byte is set skipped. */
-static __global__ void x3s_reduce_kernel(float *C, int64_t ldc, const float *W, int64_t m, int64_t n,
-                                         int slabs, float beta, x3s g) {
-    mb_grid_wait();
-    mb_grid_launch_next();
-    const int64_t mn = m * n;
-    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < mn;
-         e += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t r = e % m, c = e / m;
-        if (__ldcg(g.tb + r / g.bm + (c / g.bn) * g.ntm)) continue;
-        float v = W[e];
-        for (int s = 1; s < slabs; ++s) v += W[s * mn + e];
-        float *dst = C + r + c * ldc;
-        *dst = beta == 0.0f ? v : v + beta * *dst;
-    }
-}
-
-/* The fixup under the scan: returns unless some panel word is set; then the tiles whose byte
- * is set. */
-static __global__ void __launch_bounds__(256) x3s_fixup_kernel(mb_gemm_args p, x3s g) {
-    mb_grid_wait();
-    unsigned any = 0u;
-    const int64_t words = (g.ntm + g.ntn) * g.G;
-    for (int64_t i = threadIdx.x; i < words; i += blockDim.x) any |= __ldcg(g.pw + i);
-    if (!__syncthreads_or(any != 0u)) return;
-    for (int64_t tile = blockIdx.x; tile < g.ntm * g.ntn; tile += gridDim.x) {
-        if (!__ldcg(g.tb + tile)) continue; /* same for the whole block */
-        const int64_t m0 = (tile % g.ntm) * g.bm, n0 = (tile / g.ntm) * g.bn;
-        const int64_t me = m0 + g.bm < p.m ? m0 + g.bm : p.m;
-        const int64_t ne = n0 + g.bn < p.n ? n0 + g.bn : p.n;
-        x3g_fixup_tile(p, m0, me, n0, ne);
-    }
-}
-
-/* A launch configuration with the programmatic-dependent-launch attribute. */
-static inline cudaLaunchConfig_t x3s_pdl_cfg(cudaLaunchAttribute *attr, dim3 grid, dim3 block,
-                                             size_t smem, cudaStream_t s) {
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = grid;
-    cfg.blockDim = block;
-    cfg.dynamicSmemBytes = smem;
-    cfg.stream = s;
-    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[0].val.programmaticStreamSerializationAllowed = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    return cfg;
-}
-
-/* Host: the plan of one call (chunks, workspace) and the scan launch; q gets the workspace
- * after the scan's bytes (split-K slabs). Without room, g->pw = NULL and nothing is launched. */
-static inline cudaError_t x3s_begin(const mb_gemm_args *p, int bm, int bn, bool a_vec, bool b_vec,
-                                    x3s *g, mb_gemm_args *q, cudaStream_t s) {
-    *q = *p;
-    memset(g, 0, sizeof *g);
-    g->bm = bm;
-    g->bn = bn;
-    g->ntm = mb_cdiv(p->m, bm);
-    g->ntn = mb_cdiv(p->n, bn);
-    int sms = 0;
-    cudaError_t e = mb_device_info(&sms, NULL);
-    if (e != cudaSuccess) return e;
-    const int64_t panels = g->ntm + g->ntn;
-    const int64_t want = mb_cdiv((int64_t)X3S_BLOCKS_PER_SM * sms, panels);
-    int64_t kc = mb_cdiv(p->k > 0 ? p->k : 1, want);
-    kc = mb_cdiv(kc, X3S_KMIN) * X3S_KMIN;
-    if (kc > X3S_KMAX) kc = X3S_KMAX;
-    const int64_t G = p->k > 0 ? mb_cdiv(p->k, kc) : 1;
-    const size_t wbytes = (size_t)mb_cdiv(panels * G * 4, 256) * 256;
-    const size_t tbytes = (size_t)mb_cdiv(g->ntm * g->ntn, 256) * 256;
-    if (!p->work || G > 65535 || wbytes + tbytes > p->work_bytes) return cudaSuccess;
-    g->pw = (unsigned *)p->work;
-    g->tb = (unsigned char *)p->work + wbytes;
-    g->kc = kc;
-    g->G = (int)G;
-    q->work = (char *)p->work + wbytes + tbytes;
-    q->work_bytes = p->work_bytes - wbytes - tbytes;
-    x3s_scan_kernel<<<mb_grid_dim(panels * G, 65535), X3S_THREADS, 0, s>>>(*p, *g, a_vec, b_vec);
-    return cudaGetLastError();
-}
-
-/* After the gemm (a programmatic dependent launch): [the split-K reduce of S slabs,] the fixup. */
-static inline cudaError_t x3s_end(const mb_gemm_args *p, const mb_gemm_args *q, int S, x3s g,
-                                  cudaStream_t s) {
-    cudaLaunchAttribute attr[1] = {};
-    cudaError_t e;
-    if (S > 1) {
-        const int64_t blocks = mb_cdiv(p->m * p->n, 256);
-        const cudaLaunchConfig_t cfg =
-            x3s_pdl_cfg(attr, dim3(mb_grid_dim(blocks, 65535)), dim3(256), 0, s);
-        e = cudaLaunchKernelEx(&cfg, x3s_reduce_kernel, (float *)p->C, p->ldc,
-                               (const float *)q->work, p->m, p->n, S, (float)p->beta, g);
-        if (e == cudaSuccess) e = cudaGetLastError();
-        if (e != cudaSuccess) return e;
-    }
-    int sms = 0;
-    e = mb_device_info(&sms, NULL);
-    if (e != cudaSuccess) return e;
-    const int64_t tiles = g.ntm * g.ntn;
-    const int64_t blocks = tiles < 2 * (int64_t)sms ? tiles : 2 * (int64_t)sms;
-    const cudaLaunchConfig_t cfg = x3s_pdl_cfg(attr, dim3(mb_grid_dim(blocks, 65535)), dim3(256), 0, s);
-    e = cudaLaunchKernelEx(&cfg, x3s_fixup_kernel, *p, g);
-    return e == cudaSuccess ? cudaGetLastError() : e;
 }
 
 #endif
