@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Rung 14, tf32x3 (sgemm, FP32 results on TF32 tensor cores, "3xTF32"): rung 13 with the
- * rounding error compensated. Each operand is split into two TF32 numbers, big = tf32(x),
+ * Rung 13 of the sgemm ladder, tf32x3 (FP32 results on TF32 tensor cores, "3xTF32"): rung 12
+ * with the rounding error compensated. Each operand is split into two TF32 numbers, big = tf32(x),
  * small = tf32(x - big) (x - big is exact), and a*b = a_s*b_b + a_b*b_s + a_b*b_b (small terms
  * first; a_s*b_s, <= 2^-22 |ab|, dropped): three m16n8k8 mma per product, still far under the
  * TF32 peak / 3. Accumulation: the tensor core adds in FP32 but truncates; an accumulator kept
@@ -23,7 +23,7 @@
  * (34 .. 36) KB = 170 .. 180 KB (one block of 8 warps per SM).
  * Measured (H200, an earlier version that split in registers per fragment): 40.3 / 41.0 TFLOP/s
  * at n = 4096 / 8192 (cuBLAS FP32 SGEMM 50.9 / 51.0); the mma.sync pipeline, not the 3x
- * arithmetic, limits (rung 13: 90-92 against 400 for cuBLAS TF32). Rung 15 is the fast one.
+ * arithmetic, limits (rung 12: 90-92 against 400 for cuBLAS TF32). Rung 14 is the fast one.
  */
 #include "tc_common.cuh"
 

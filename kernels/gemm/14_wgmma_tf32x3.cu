@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Rung 15, wgmma_tf32x3 (sgemm, FP32 results, Hopper only: sm_90a): rung 14's 3xTF32 (x = big
+ * Rung 14 of the sgemm ladder, wgmma_tf32x3 (FP32 results, Hopper only: sm_90a): rung 13's 3xTF32 (x = big
  * + small, per k step of 8 t = a_s*b_b + a_b*b_s + a_b*b_b into a fresh accumulator, added to
  * the FP32 one with round-to-nearest FADDs) moved from mma.sync to warpgroup MMA (wgmma).
  * Why faster: mma.sync (16x8x8, fragments of both operands loaded by every warp) cannot feed
- * the H100/H200 tensor cores (rung 14: 44 TFLOP/s); wgmma m64n128k8 reads B from shared memory
+ * the H100/H200 tensor cores (rung 13: 44 TFLOP/s); wgmma m64n128k8 reads B from shared memory
  * through a descriptor, runs asynchronously and does 64x an m16n8k8's work per issue.
  *   - Block 128x128, BK 32, 2 warpgroups of 64x128 rows (acc 64 + fresh t 64 registers).
  *   - A from registers (RS form): each warp loads its 16x8 fragment of the raw stage and splits
@@ -22,7 +22,9 @@
  * 0..48-byte stack, as before the guard); 200..208 KB dynamic shared memory; 1 block per SM.
  * Measured before the guard (H200, miniblas-bench, 5 trials, cuBLAS FP32 SGEMM side by side):
  * NN 4096 / 8192: 67.5 / 68.0 TFLOP/s (1.32x / 1.33x cuBLAS), TT 68.1 / 68.5 (1.39x / 1.36x);
- * split-K 8192x128x8192 63.8-65.5 (1.26-1.37x); error 0.36..1.0x cuBLAS FP32's.
+ * split-K 8192x128x8192 63.8-65.5 (1.26-1.37x); error 0.36..1.0x cuBLAS FP32's. The guard's
+ * cost (H100, perf/results/h100/x3guard-cost): 4096^3 +4.2% NN / +4.3% TT, 8192^3 +2.8% /
+ * +1.9%, 1024^3 +17..24%, 8192x128x8192 +9.8% / +1.2%.
  * Built for sm_90a (CMakeLists.txt); the sm_90 build traps; dispatch requires cc 9.0.
  */
 #include "tc_common.cuh"
@@ -36,7 +38,7 @@
 
 /* Tile shape. The raw stages and the A-fragment reads reuse tc_common.cuh with a "warp"
  * tile of 16 x 128 (8 warps of 16 rows: the rows each warp contributes to its warpgroup's
- * wgmma), which gives NTHREADS = 256 and rung 14's padded raw layouts. */
+ * wgmma), which gives NTHREADS = 256 and rung 13's padded raw layouts. */
 #define WG_BM 128
 #define WG_BN 128
 #define WG_BK 32
