@@ -33,6 +33,20 @@ void cli_error(const char *fmt, ...) {
     va_end(ap);
 }
 
+int cli_getopt_failed(int c, char **argv) {
+    if (c == ':')
+        cli_error("option '%s' needs a value (see --help)", argv[optind - 1]);
+    else
+        cli_error("unknown option '%s' (see --help)", argv[optind - 1]);
+    return -1;
+}
+
+int cli_no_operands(int argc, char **argv) {
+    if (optind >= argc) return 0;
+    cli_error("unexpected argument '%s' (see --help)", argv[optind]);
+    return -1;
+}
+
 void cli_print_version(FILE *f) { fprintf(f, "%s (miniblas %s)\n", cli_tool, MINIBLAS_VERSION_STRING); }
 
 static int parse_u64_plain(const char *s, const char **end, uint64_t *out) {

@@ -39,6 +39,12 @@ void cli_error(const char *fmt, ...)
 /* "<tool> (miniblas <version>)\n" on f. */
 void cli_print_version(FILE *f);
 
+/* After getopt_long returned c (':' for a missing value, else an unknown option): says which
+ * on stderr and returns -1. */
+int cli_getopt_failed(int c, char **argv);
+/* -1 (said on stderr) when operands follow the options: the tools take none. */
+int cli_no_operands(int argc, char **argv);
+
 /* A non-negative integer, optionally a^b (2^26); the whole string must parse and the value
  * must lie in [lo, hi]. 0 on success, -1 otherwise (*out untouched). */
 int cli_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out);

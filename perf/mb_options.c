@@ -248,18 +248,10 @@ int parse_options(int argc, char **argv, options *o) {
             break;
         case OPT_WARM_L2: o->warm_l2 = 1; break;
         case OPT_LIST: o->list = 1; break;
-        case ':':
-            cli_error("option '%s' needs a value (see --help)", argv[optind - 1]);
-            return -1;
-        default:
-            cli_error("unknown option '%s' (see --help)", argv[optind - 1]);
-            return -1;
+        default: return cli_getopt_failed(id, argv);
         }
     }
-    if (optind < argc) {
-        cli_error("unexpected argument '%s' (see --help)", argv[optind]);
-        return -1;
-    }
+    if (cli_no_operands(argc, argv)) return -1;
     cli_common *cm = &o->com;
     if (cm->quick) {
         if (!CLI_GIVEN(cm, CLI_OPT_TRIALS)) cm->trials = 3;

@@ -273,18 +273,10 @@ int parse_args(int argc, char **argv) {
             O.seed = (uint64_t)v;
             break;
         case OPT_DRY: O.dry = 1; break;
-        case ':':
-            cli_error("option '%s' needs a value (see --help)", argv[optind - 1]);
-            return -1;
-        default:
-            cli_error("unknown option '%s' (see --help)", argv[optind - 1]);
-            return -1;
+        default: return cli_getopt_failed(id, argv);
         }
     }
-    if (optind < argc) {
-        cli_error("unexpected argument '%s' (see --help)", argv[optind]);
-        return -1;
-    }
+    if (cli_no_operands(argc, argv)) return -1;
     if (cm->trials > MAXTR) return bad("trials", "(given)", "at most 64 here");
     if (cm->quick) {
         if (!CLI_GIVEN(cm, CLI_OPT_TRIALS)) cm->trials = 3;
