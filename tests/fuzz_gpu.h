@@ -191,6 +191,13 @@ void fill_input(rng *r, void *p, size_t n, int dbl, int density, int allow_inf,
 /* fuzz_gpu_ref.c: failure reports, the stand-in (--selftest), the oracle */
 void report(fcase *c, const char *fmt, ...);
 void fatal(fcase *c, const char *msg);
+/* After a call that writes one output buffer b (n elements; `before` its contents before the
+ * call): a CUDA error is fatal; b comes back into out; an invalid call must have reported
+ * expect_param and left b as it was; a valid call must have succeeded. 0: check the results
+ * now; 1: the case ends here (reported). */
+int settle_call(fcase *c, const outcome *oc, cudaError_t se, void *out, const buf *b,
+                const void *before, size_t n, int dbl, int bad, int expect_param,
+                const char *name);
 #ifdef MB_FUZZ_CBLAS
 void before_call(void);
 void after_call(outcome *o);

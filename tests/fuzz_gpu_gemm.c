@@ -168,27 +168,7 @@ void case_gemm(fcase *fc, rng *r) {
     oc_.invalid_param = st == MINIBLAS_STATUS_INVALID_VALUE ? sparam : 0;
     if (!oc_.status_ok && st != MINIBLAS_STATUS_INVALID_VALUE) oc_.invalid_param = -2;
 #endif
-    if (se != cudaSuccess) {
-        snprintf(msg, sizeof msg, "after the call: %s (%s)", cudaGetErrorName(se), cudaGetErrorString(se));
-        fatal(fc, msg);
-        goto done;
-    }
-    if (buf_get(out, &bC, nc * es, msg, sizeof msg)) {
-        fatal(fc, msg);
-        goto done;
-    }
-    if (bad) {
-        if (oc_.status_ok || oc_.invalid_param != expect_param)
-            report(fc, "invalid call: expected parameter %d reported, got: %s", expect_param, oc_.msg);
-        size_t changed = 0;
-        for (size_t i = 0; i < nc; ++i) changed += !same_bits(out, hC, i, dbl);
-        if (changed) report(fc, "invalid call wrote %zu elements of C's buffer", changed);
-        goto done;
-    }
-    if (!oc_.status_ok) {
-        report(fc, "valid call failed: %s", oc_.msg);
-        goto done;
-    }
+    if (settle_call(fc, &oc_, se, out, &bC, hC, nc, dbl, bad, expect_param, "C")) goto done;
     /* every element of C, and everything around it */
     size_t wrong = 0, unwritten = 0, clobbered = 0;
     char first[260] = "";

@@ -176,3 +176,33 @@ int element_ok(double got, unsigned allowed, double want, double tol) {
     if (!isfinite(want)) return 1; /* finite is allowed only by the error interval */
     return fabs(got - want) <= tol;
 }
+
+int settle_call(fcase *c, const outcome *oc, cudaError_t se, void *out, const buf *b,
+                const void *before, size_t n, int dbl, int bad, int expect_param,
+                const char *name) {
+    char msg[300];
+    if (se != cudaSuccess) {
+        snprintf(msg, sizeof msg, "after the call: %s (%s)", cudaGetErrorName(se),
+                 cudaGetErrorString(se));
+        fatal(c, msg);
+        return 1;
+    }
+    if (buf_get(out, b, n * (dbl ? 8 : 4), msg, sizeof msg)) {
+        fatal(c, msg);
+        return 1;
+    }
+    if (bad) {
+        if (oc->status_ok || oc->invalid_param != expect_param)
+            report(c, "invalid call: expected parameter %d reported, got: %s", expect_param,
+                   oc->msg);
+        size_t changed = 0;
+        for (size_t i = 0; i < n; ++i) changed += !same_bits(out, before, i, dbl);
+        if (changed) report(c, "invalid call wrote %zu elements of %s's buffer", changed, name);
+        return 1;
+    }
+    if (!oc->status_ok) {
+        report(c, "valid call failed: %s", oc->msg);
+        return 1;
+    }
+    return 0;
+}
