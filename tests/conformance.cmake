@@ -8,7 +8,8 @@
 # environment at configure and at test time): / where the packages are installed (tests/deps.sh
 # installs them on Debian), or a folder they were unpacked into with dpkg -x
 # (tests/conformance/fetch-debs.sh). Absent programs make the tests skip (77), except with
-# MINIBLAS_CONFORMANCE_REQUIRED=1 in the environment (.ci/run sets it).
+# MINIBLAS_CONFORMANCE_REQUIRED=1 in the environment (.ci/run sets it). The LAPACK programs run
+# their test paths in MINIBLAS_CONFORMANCE_JOBS parts at once (default: the CPU count, at most 8).
 if(NOT TARGET miniblas_cblas OR NOT MINIBLAS_CPU_BLAS_PATH)
   return()
 endif()

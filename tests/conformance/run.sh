@@ -76,25 +76,69 @@ else
   mode_env="MINIBLAS_CBLAS_VERBOSE=1"
 fi
 
-# run DIR PRELOAD ENV...: the program in DIR, its report in DIR/report, stderr in DIR/stderr
-run() {
-  local d=$1 pre=$2
-  shift 2
-  (cd "$d" && if [ -n "$input" ]; then
-     env LD_PRELOAD="$pre" "$@" "$exe" <"$input" >stdout 2>stderr
+# run1 DIR INPUT PRELOAD ENV...: the program in DIR (reading INPUT, if any), its stdout and stderr
+# in DIR/stdout, DIR/stderr
+run1() {
+  local d=$1 in=$2 pre=$3
+  shift 3
+  (cd "$d" && if [ -n "$in" ]; then
+     env LD_PRELOAD="$pre" "$@" "$exe" <"$in" >stdout 2>stderr
    else
      env LD_PRELOAD="$pre" "$@" "$exe" >stdout 2>stderr
    fi)
-  local rc=$?
+}
+# The LAPACK programs run their test paths (the lines after the header of ?test.in, which ends
+# with the "error exits" switch) in
+# $MINIBLAS_CONFORMANCE_JOBS parts at once (default: the CPU count, at most 8): each part is
+# the header and every JOBS-th path, in its own folder; the reports are joined in part order.
+jobs=1
+if [ "$kind" = lin ]; then
+  jobs=${MINIBLAS_CONFORMANCE_JOBS:-$(nproc 2>/dev/null || echo 1)}
+  case $jobs in ''|*[!0-9]*|0) jobs=1 ;; esac
+  [ "$jobs" -gt 8 ] && jobs=8
+  hdr=$(grep -n -m1 'error exits' "$input" | cut -d: -f1)
+  [ -n "$hdr" ] || { say "FAILED: no 'error exits' line in $input"; exit 1; }
+  npaths=$(tail -n +$((hdr + 1)) "$input" | grep -c '[^[:space:]]')
+  [ "$jobs" -gt "$npaths" ] && jobs=$npaths
+  [ "$jobs" -lt 1 ] && jobs=1
+fi
+# run DIR PRELOAD ENV...: the whole program in DIR: its report in DIR/report, its stderr in
+# DIR/stderr; the exit status is the first non-zero one of its parts
+run() {
+  local d=$1 pre=$2 j rc=0 r
+  shift 2
+  if [ "$jobs" -le 1 ]; then
+    run1 "$d" "$input" "$pre" "$@"
+    rc=$?
+  else
+    local pids=()
+    for ((j = 0; j < jobs; j++)); do
+      mkdir -p "$d/part$j"
+      { head -n "$hdr" "$input"
+        tail -n +$((hdr + 1)) "$input" | grep '[^[:space:]]' | awk -v j=$j -v n=$jobs '(NR - 1) % n == j'
+      } >"$d/part$j/input"
+      run1 "$d/part$j" "$d/part$j/input" "$pre" "$@" &
+      pids+=($!)
+    done
+    for ((j = 0; j < jobs; j++)); do
+      wait "${pids[$j]}"
+      r=$?
+      [ $rc -eq 0 ] && rc=$r
+    done
+    for ((j = 0; j < jobs; j++)); do cat "$d/part$j/stdout"; done >"$d/stdout"
+    for ((j = 0; j < jobs; j++)); do cat "$d/part$j/stderr"; done >"$d/stderr"
+  fi
   if [ "$kind" = l3 ] && [ -n "$out" ]; then cp "$d/$out" "$d/report" 2>/dev/null || : >"$d/report"
   else cp "$d/stdout" "$d/report"; fi
   return $rc
 }
-run "$work/base" "$shim"
-base_rc=$?
+run "$work/base" "$shim" &
+base_pid=$!
 # shellcheck disable=SC2086
 run "$work/pre" "$cblas $shim" $mode_env
 pre_rc=$?
+wait $base_pid
+base_rc=$?
 B=$work/base/report P=$work/pre/report
 fail=0
 bad() { say "FAIL: $*"; fail=1; }
@@ -156,7 +200,8 @@ $(sort "$work/pre/problems" | uniq -c | sed 's/^/    /')"
 $(sed 's/^/    /' "$work/missing")"
   ;;
 lin)
-  grep -q 'End of tests' "$P" || bad "'End of tests' not reached"
+  ends=$(grep -c 'End of tests' "$P")
+  [ "$ends" -eq "$jobs" ] || bad "'End of tests' reached by $ends of the $jobs parts"
   failed_groups() { # "GROUP FAILED_COUNT" from "XYZ:   n out of   m tests failed to pass the threshold"
     awk '/out of .* tests failed to pass the threshold/ { g = $1; sub(/:$/, "", g); f[g] += $2 }
          END { for (g in f) print g, f[g] }' "$1" | sort
