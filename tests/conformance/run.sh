@@ -56,7 +56,8 @@ ln -s "$real_ob" "$work/lib/liblapack.so.3"
 tmg=$(ls "$root"/usr/lib/*/libtmglib.so.3 2>/dev/null | head -n1)
 [ -n "$tmg" ] && ln -s "$(readlink -f "$tmg")" "$work/lib/libtmglib.so.3"
 export LD_LIBRARY_PATH=$work/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
+# one thread: the programs' calls are tiny, and the LAPACK parts run side by side
+export OPENBLAS_NUM_THREADS=1
 unset MINIBLAS_CBLAS_VERBOSE
 
 # ---- the mode
