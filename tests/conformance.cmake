@@ -9,7 +9,8 @@
 # installs them on Debian), or a folder they were unpacked into with dpkg -x
 # (tests/conformance/fetch-debs.sh). Absent programs make the tests skip (77), except with
 # MINIBLAS_CONFORMANCE_REQUIRED=1 in the environment (.ci/run sets it). The LAPACK programs run
-# their test paths in MINIBLAS_CONFORMANCE_JOBS parts at once (default: the CPU count, at most 8).
+# their test paths in MINIBLAS_CONFORMANCE_JOBS parts at once (default: the CPU count, at most 8;
+# in gpu mode 1 unless the CUDA MPS daemon runs: see run.sh).
 if(NOT TARGET miniblas_cblas OR NOT MINIBLAS_CPU_BLAS_PATH)
   return()
 endif()
