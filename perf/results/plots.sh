@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # The plots of the ladder docs from the results files of one GPU, on any machine (no GPU
-# needed; matplotlib: pip install matplotlib), then the generated doc blocks:
+# needed; matplotlib: apt-get install python3-matplotlib), then the generated doc blocks:
 #
 #   perf/results/plots.sh GPU        e.g.  perf/results/plots.sh h100
 #
@@ -10,7 +10,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 gpu=${1:?usage: perf/results/plots.sh GPU}
 python3 -c "import matplotlib" 2>/dev/null ||
-  { echo "plots.sh: matplotlib missing (pip install matplotlib)" >&2; exit 1; }
+  { echo "plots.sh: matplotlib missing (apt-get install python3-matplotlib)" >&2; exit 1; }
 mkdir -p "$root/docs/img/$gpu"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -39,7 +39,8 @@ part() { # part NAME miniblas-bench-arguments...
 }
 
 # One measurement per directory: the files of an earlier one go (git keeps them).
-rm -f "$out"/*.csv "$out"/*.json "$out"/*.cmd "$out"/*.txt
+# (baseline.* belongs to perf/regress.sh and stays.)
+rm -f "$out"/{ladder,gemm-tt,cblas}.{csv,json,cmd,txt}
 # Every rung of every op at the benchmark's default sizes (as perf/results/h200/ladder.csv),
 # then gemm TT, where the transposing shared-memory stores of rungs 3 and 4 differ.
 part ladder --op all --rung all
