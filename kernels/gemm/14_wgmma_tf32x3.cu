@@ -13,18 +13,20 @@
  *   - 4-stage cp.async ring (tc_load_stage, LEAN addressing; any m, n, k, ld). k step 0 runs
  *     while the next stage is copied and split; no wgmma group is pending across a stage end.
  *     Split-K (splitk.cuh) when C has fewer tiles than half the SMs.
- *   - Range guard (x3guard.cuh): each A and B element is checked where it is split (shift,
- *     max, add-min into two registers); a tile whose panels hold an element other than 0 or
- *     2^-50 <= |x| <= 2^40 (NaN, Inf, near FLT_MAX, tiny, subnormal) stores nothing and an FP32
- *     SIMT fixup recomputes it: FP32 results (Inf/NaN as FP32) for every input. Cost on normal
- *     inputs: the checks, a memset of the guard's bytes and one fixup launch that exits at once.
+ *   - Range guard (x3guard.cuh): a tile whose panels hold an element other than 0 or
+ *     2^-50 <= |x| <= 2^40 (NaN, Inf, near FLT_MAX, tiny, subnormal) is recomputed by an FP32
+ *     SIMT fixup: FP32 results (Inf/NaN as FP32) for every input. With beta == 0, k >= 1024 and
+ *     SMs idle in the last wave, extra blocks there read A and B once (tail scan, CHECK false);
+ *     otherwise each element is checked where it is split (shift, max, add-min) and a flagged
+ *     tile stores nothing. Cost on normal inputs: the scan or the checks, a memset of the
+ *     guard's bytes and one fixup launch that exits at once.
  * Resources (nvcc -arch=sm_90a -Xptxas -v): 249..255 registers, no spills unsplit (split-K:
  * 0..48-byte stack, as before the guard); 200..208 KB dynamic shared memory; 1 block per SM.
  * Measured before the guard (H200, miniblas-bench, 5 trials, cuBLAS FP32 SGEMM side by side):
  * NN 4096 / 8192: 67.5 / 68.0 TFLOP/s (1.32x / 1.33x cuBLAS), TT 68.1 / 68.5 (1.39x / 1.36x);
  * split-K 8192x128x8192 63.8-65.5 (1.26-1.37x); error 0.36..1.0x cuBLAS FP32's. The guard's
- * cost (H100, perf/results/h100/x3guard-cost): 4096^3 +4.2% NN / +4.3% TT, 8192^3 +2.8% /
- * +1.9%, 1024^3 +17..24%, 8192x128x8192 +9.8% / +1.2%.
+ * cost (H100, perf/results/h100/x3guard-cost, beta 0): tail scan 4096^3 +1.4% NN / +1.7% TT,
+ * 8192^3 +0.3% / -0.3%; main-loop checks 1024^3 (split-K) +17..24%, 8192x128x8192 +1.9..9.8%.
  * Built for sm_90a (CMakeLists.txt); the sm_90 build traps; dispatch requires cc 9.0.
  */
 #include "tc_common.cuh"
@@ -140,7 +142,7 @@ __device__ __forceinline__ void wg_keep(float &r) { asm volatile("" : "+f"(r)::"
  * !BKC (raw sB[k][LD_BN]): four LDS.32, a warp reads 32 consecutive n of one k row. Stores:
  * a quarter-warp (8 consecutive n, n % 8 = 0..7) writes one whole 128-byte core matrix.
  * ------------------------------------------------------------------------------------- */
-template <bool BKC>
+template <bool BKC, bool CHECK>
 __device__ __forceinline__ void wg_split_b(float *big, float *small, const float *sB, int tid,
                                            unsigned &gmx, unsigned &gmn) {
     constexpr int CHUNKS = WG_BN * WG_BK / 4;
@@ -164,7 +166,7 @@ __device__ __forceinline__ void wg_split_b(float *big, float *small, const float
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
             tc_split_tf32(x[e], b[e], s[e]);
-            x3g_note(x[e], gmx, gmn);
+            if (CHECK) x3g_note(x[e], gmx, gmn);
         }
         const int idx = wg_plane_index(n, k0);
         *(uint4 *)(big + idx) = make_uint4(b[0], b[1], b[2], b[3]);
@@ -234,7 +236,7 @@ __device__ __forceinline__ void wg_flush64(float (&acc)[64], float (&t)[64]) {
 /* ---------------------------------------------------------------------------------------
  * The kernel. One block per 128x128 tile of C (grid-stride past the grid limit).
  * ------------------------------------------------------------------------------------- */
-template <bool AKC, bool BKC, bool SPLIT>
+template <bool AKC, bool BKC, bool SPLIT, bool CHECK>
 __global__ void __launch_bounds__(WG_THREADS, 1)
     wg_tf32x3_kernel(mb_gemm_args p, bool a_vec, bool b_vec, int64_t kc, x3g g) {
 #if WG_SM90A
@@ -258,6 +260,10 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     const int64_t KT = (p.k + WG_BK - 1) / WG_BK;
     const float alpha = (float)p.alpha, beta = (float)p.beta;
     float *C = (float *)p.C;
+    if (!CHECK && blockIdx.x >= ntiles) { /* a tail-scan block (x3guard.cuh) */
+        x3g_scan_part(p, g, a_vec, b_vec, blockIdx.x - ntiles, gridDim.x - ntiles);
+        return;
+    }
 
     for (int64_t tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
         int64_t tm, tn;
@@ -284,7 +290,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
         }
         tc_cp_async_wait<S - 2>();
         __syncthreads();
-        wg_split_b<BKC>(planes, planes + WG_PLANE, sB, tid, gmx, gmn);
+        wg_split_b<BKC, CHECK>(planes, planes + WG_PLANE, sB, tid, gmx, gmn);
         wg_fence_proxy_async();
 
         int cs = 0; /* raw stage of k-tile kt */
@@ -300,7 +306,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             /* k step 0 is issued before, and finished after, the copies and the split of
              * the next stage, so that it runs meanwhile. */
             wg_issue128(t, ab, as, pb, ps, 0);
-            wg_note_a(fa, gmx, gmn);
+            if (CHECK) wg_note_a(fa, gmx, gmn);
             tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 8, lane); /* next A fragment */
 
             /* Groups committed: S - 1 + kt (k-tiles 0 .. kt + S - 2); at most S - 3 pending
@@ -315,7 +321,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             if (kt + 1 < KT) {
                 const int ns = cs + 1 == S ? 0 : cs + 1;
                 float *pl = planes + ((kt + 1) & 1) * 2 * WG_PLANE;
-                wg_split_b<BKC>(pl, pl + WG_PLANE, sB + ns * BE, tid, gmx, gmn);
+                wg_split_b<BKC, CHECK>(pl, pl + WG_PLANE, sB + ns * BE, tid, gmx, gmn);
                 wg_fence_proxy_async();
             }
             /* k steps 1..3: wait, add t into acc, issue the next (its A fragment already
@@ -326,7 +332,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 wg_flush64(acc, t);
                 wg_split_a(fa, ab, as);
                 wg_issue128(t, ab, as, pb, ps, 8 * j);
-                wg_note_a(fa, gmx, gmn);
+                if (CHECK) wg_note_a(fa, gmx, gmn);
                 if (j < 3) tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 8 * (j + 1), lane);
             }
             wg_wait<0>();
@@ -344,7 +350,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
          * memory latency behind the stores before it (see the schedule notes). */
         /* A tile with an out-of-range element in its panels stores nothing (the fixup
          * recomputes it; x3guard.cuh). */
-        if (x3g_tile_out(g, gmx, gmn, tm + tn * ntm)) continue;
+        if (CHECK && x3g_tile_out(g, gmx, gmn, tm + tn * ntm)) continue;
         const int gq = lane >> 2, tq = lane & 3;
 #pragma unroll
         for (int i = 0; i < 64; ++i) {
@@ -379,20 +385,22 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
 /* ---------------------------------------------------------------------------------------
  * Launcher: transpose instantiation, 16-byte copy eligibility, dynamic shared memory.
  * ------------------------------------------------------------------------------------- */
-/* p: the call; q: the same with the workspace after the guard's bytes (split-K slabs). */
-template <bool AKC, bool BKC, bool SPLIT>
+/* p: the call; q: the same with the workspace after the guard's bytes (split-K slabs);
+ * scan: the tail-scan blocks after the tiles (CHECK false), else 0. */
+template <bool AKC, bool BKC, bool SPLIT, bool CHECK>
 static cudaError_t wg_launch_s(const mb_gemm_args *p, const mb_gemm_args *q, mb_splitk sp, x3g g,
-                               cudaStream_t s) {
+                               int64_t scan, cudaStream_t s) {
     const size_t smem = wg_smem_bytes(AKC, BKC);
     static unsigned long long smem_set; /* devices whose limit is raised (this kernel) */
-    cudaError_t e = mb_smem_limit_once((const void *)wg_tf32x3_kernel<AKC, BKC, SPLIT>, (int)smem,
-                                       &smem_set);
+    cudaError_t e = mb_smem_limit_once((const void *)wg_tf32x3_kernel<AKC, BKC, SPLIT, CHECK>,
+                                       (int)smem, &smem_set);
     if (e != cudaSuccess) return e;
     const bool a_vec = ((uintptr_t)p->A % 16 == 0) && ((p->lda * (int64_t)sizeof(float)) % 16 == 0);
     const bool b_vec = ((uintptr_t)p->B % 16 == 0) && ((p->ldb * (int64_t)sizeof(float)) % 16 == 0);
     const int64_t tiles = mb_cdiv(p->m, WG_BM) * mb_cdiv(p->n, WG_BN);
-    const dim3 grid(mb_grid_dim(tiles, MB_GRID_X_MAX), (unsigned)sp.S);
-    wg_tf32x3_kernel<AKC, BKC, SPLIT><<<grid, WG_THREADS, smem, s>>>(*q, a_vec, b_vec, sp.kc, g);
+    const dim3 grid(mb_grid_dim(tiles + scan, MB_GRID_X_MAX), (unsigned)sp.S);
+    wg_tf32x3_kernel<AKC, BKC, SPLIT, CHECK>
+        <<<grid, WG_THREADS, smem, s>>>(*q, a_vec, b_vec, sp.kc, g);
     e = cudaGetLastError();
     if (e == cudaSuccess && SPLIT) e = x3g_reduce(p, q, sp.S, g, s);
     return e == cudaSuccess ? x3g_end(p, g, s) : e;
@@ -405,10 +413,16 @@ static cudaError_t wg_launch_t(const mb_gemm_args *p, cudaStream_t s) {
     cudaError_t e = x3g_begin(p, WG_BM, WG_BN, &g, &q, s);
     if (e != cudaSuccess) return e;
     /* every slice writes a slab (slice 0 too: C stays intact for the fixup) */
-    const mb_splitk sp =
-        mb_splitk_plan(&q, mb_cdiv(p->m, WG_BM) * mb_cdiv(p->n, WG_BN), 1, WG_BK, sizeof(float), 1);
-    return sp.S > 1 ? wg_launch_s<AKC, BKC, true>(p, &q, sp, g, s)
-                    : wg_launch_s<AKC, BKC, false>(p, &q, sp, g, s);
+    const int64_t tiles = mb_cdiv(p->m, WG_BM) * mb_cdiv(p->n, WG_BN);
+    const mb_splitk sp = mb_splitk_plan(&q, tiles, 1, WG_BK, sizeof(float), 1);
+    if (sp.S > 1) return wg_launch_s<AKC, BKC, true, true>(p, &q, sp, g, 0, s);
+    int sms = 0;
+    e = mb_device_info(&sms, NULL);
+    if (e != cudaSuccess) return e;
+    /* beta == 0 and room in the last wave: A and B checked once there, not in the main loop */
+    const int64_t scan = g.flag ? x3g_tail_blocks(p, tiles, sms) : 0;
+    return scan > 0 ? wg_launch_s<AKC, BKC, false, false>(p, &q, sp, g, scan, s)
+                    : wg_launch_s<AKC, BKC, false, true>(p, &q, sp, g, 0, s);
 }
 
 extern "C" cudaError_t mb_sgemm_wgmma_tf32x3(const void *a, cudaStream_t s) {

@@ -304,7 +304,7 @@ template <class Cfg, int OP, bool AKC, bool BKC>
 static cudaError_t tc_gemm_launch_t(const mb_gemm_args *p, int S, cudaStream_t s) {
     typedef typename Cfg::T T;
     constexpr int X3 = OP == TC_OP_TF32X3 ? 1 : 0;
-    x3g g = {NULL, NULL, Cfg::BM, Cfg::BN};
+    x3g g = {NULL, NULL, NULL, NULL, Cfg::BM, Cfg::BN};
     mb_gemm_args q = *p;
     if (X3) { /* the range guard: its bytes zeroed, slabs after them */
         const cudaError_t e = x3g_begin(p, Cfg::BM, Cfg::BN, &g, &q, s);

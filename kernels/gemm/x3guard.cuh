@@ -24,9 +24,12 @@
  * C not read). C of such a tile is untouched until then, so beta*C is the caller's C.
  * The check costs per element 3 integer instructions (shift, max, add-min) into two registers
  * per thread, done where the kernel already splits the element; per tile one __syncthreads_or.
+ * Tail scan (wgmma_tf32x3, beta == 0, k >= 1024, idle SMs in the last wave): no check in the
+ * main loop; extra blocks read A and B once where the last wave leaves SMs idle and mark
+ * panels, the fixup recomputes the tiles of marked panels (x3g_scan_part below).
  * Workspace (the handle's gemm workspace): word 0 = needs fixup, from byte 256 one bit per
- * tile (tm + tn * ntm); zeroed by one cudaMemsetAsync per call (other rungs use the workspace
- * for their split-K slabs). Split-K under the guard: every slice (slice 0 too) writes alpha
+ * tile (tm + tn * ntm), then one word per A row panel and per B column panel; zeroed by one
+ * cudaMemsetAsync per call (other rungs use the workspace for their split-K slabs). Split-K under the guard: every slice (slice 0 too) writes alpha
  * times its partial into a slab after the guard's bytes, and x3g_reduce_kernel adds the slabs
  * and beta * C into the tiles whose bit is clear. Without room for the guard (no workspace, or
  * more than 8 * (MB_GEMM_WORK_BYTES - 256) tiles) the rungs run unguarded, with the limits above.
@@ -46,6 +49,8 @@
 typedef struct x3g {
     unsigned *flag; /* word 0 of the workspace: some tile needs the fixup */
     unsigned *bits; /* one bit per tile, index tm + tn * ntm */
+    unsigned *pa;   /* tail scan: one word per row panel of A (ntm), nonzero = out of range */
+    unsigned *pb;   /* tail scan: one word per column panel of B (ntn) */
     int bm, bn;     /* the kernel's tile (<= X3G_TILE each) */
 } x3g;
 
@@ -91,6 +96,97 @@ __device__ __forceinline__ bool x3g_tile_out(const x3g &g, unsigned mx, unsigned
 __device__ __forceinline__ bool x3g_bit(const x3g &g, int64_t bit) {
     return g.flag != NULL && ((g.bits[bit >> 5] >> (bit & 31)) & 1u);
 }
+/* Whether tile (tm, tn) needs the fixup: its bit (checked in the main loop) or, after a tail
+ * scan, its A row panel or B column panel. */
+__device__ __forceinline__ bool x3g_tile_flagged(const x3g &g, int64_t tm, int64_t tn,
+                                                 int64_t ntm) {
+    return x3g_bit(g, tm + tn * ntm) || (g.flag != NULL && (g.pa[tm] | g.pb[tn]) != 0u);
+}
+
+/* ---- The tail scan (beta == 0, no split-K; the 3xTF32 kernel's launcher decides).
+ * The kernel stores every tile unchecked and E extra blocks, numbered after the tiles so that
+ * they fill the SMs the last wave of tiles leaves idle, check A and B once: x3g_scan_part
+ * marks the row panels of A and the column panels of B that hold an out-of-range element,
+ * and the fixup recomputes every tile of a marked panel from A and B alone (beta == 0: C is
+ * output only, so the unchecked tiles' stores do no harm). Work: the storage columns of A,
+ * then of B, dealt round-robin to the E blocks; 16-byte loads where the operand allows. */
+/* One warp: storage columns [c0, c1) of an operand of `rows` rows (column-major, ld), 16-byte
+ * loads when vec; each lane keeps 8 loads in flight, walking the columns' elements as one
+ * sequence (short columns too). by_row: an element's panel is its row / bs (4 rows of a
+ * 16-byte load share one: bs % 4 == 0), else its column / bs. */
+__device__ __forceinline__ void x3g_scan_cols(const float *__restrict__ X, int64_t ld, int64_t rows,
+                                              int64_t c0, int64_t c1, bool vec, bool by_row,
+                                              int bs, unsigned *panels, unsigned *flag, int lane) {
+    const int w = vec ? 4 : 1;               /* floats per load */
+    const int64_t nq = vec ? rows / 4 : rows; /* loads per column */
+    int64_t c = nq > 0 ? c0 : c1, i = lane;   /* this lane's next load: column c, load i */
+    while (c < c1 && i >= nq) i -= nq, ++c;
+    while (c < c1) {
+        float4 v[8];
+        int64_t cc[8], ii[8];
+#pragma unroll
+        for (int j = 0; j < 8; ++j) {
+            cc[j] = c;
+            ii[j] = i;
+            v[j] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            if (c < c1) {
+                const float *col = X + c * ld;
+                if (vec) v[j] = __ldg((const float4 *)col + i);
+                else v[j].x = __ldg(col + i);
+            }
+            i += 32;
+            while (c < c1 && i >= nq) i -= nq, ++c;
+        }
+#pragma unroll
+        for (int j = 0; j < 8; ++j) {
+            unsigned mx, mn;
+            x3g_init(mx, mn);
+            x3g_note(v[j].x, mx, mn);
+            x3g_note(v[j].y, mx, mn);
+            x3g_note(v[j].z, mx, mn);
+            x3g_note(v[j].w, mx, mn);
+            if (cc[j] < c1 && x3g_out(mx, mn)) {
+                panels[(by_row ? ii[j] * w : cc[j]) / bs] = 1u;
+                *flag = 1u;
+            }
+        }
+    }
+    if (vec && rows % 4 != 0) /* the last rows % 4 elements of each column */
+        for (int64_t e = lane; e < (c1 - c0) * (rows % 4); e += 32) {
+            const int64_t col = c0 + e / (rows % 4), r = rows - rows % 4 + e % (rows % 4);
+            if (x3g_elem_out(__ldg(X + col * ld + r))) {
+                panels[(by_row ? r : col) / bs] = 1u;
+                *flag = 1u;
+            }
+        }
+}
+/* Part `part` of `parts` (blocks) of the scan of op(A) (m x k) and op(B) (k x n): each warp
+ * takes an even share of A's storage columns and of B's. */
+__device__ __forceinline__ void x3g_scan_part(const mb_gemm_args &p, const x3g &g, bool a_vec,
+                                              bool b_vec, int64_t part, int64_t parts) {
+    /* A stored (transa ? k x m : m x k), column-major with lda; B (transb ? n x k : k x n) */
+    const int64_t a_rows = p.transa ? p.k : p.m, a_cols = p.transa ? p.m : p.k;
+    const int64_t b_rows = p.transb ? p.n : p.k, b_cols = p.transb ? p.k : p.n;
+    const int warps = blockDim.x / 32, lane = threadIdx.x & 31;
+    const int64_t W = parts * warps, gw = part * warps + threadIdx.x / 32;
+    x3g_scan_cols((const float *)p.A, p.lda, a_rows, a_cols * gw / W, a_cols * (gw + 1) / W, a_vec,
+                  !p.transa, g.bm, g.pa, g.flag, lane);
+    x3g_scan_cols((const float *)p.B, p.ldb, b_rows, b_cols * gw / W, b_cols * (gw + 1) / W, b_vec,
+                  p.transb, g.bn, g.pb, g.flag, lane);
+}
+/* Host: the number of scan blocks for a tail scan of a kernel of one block per SM and one
+ * tile per block, or 0 (check in the main loop instead): the SMs the last wave leaves idle,
+ * when they are at least an eighth of the GPU and can read A and B in about the time of one
+ * wave (a wave of 128 x 128 tiles takes about 64 ns per k on an H100; one block reads about
+ * 25 GB/s, so (m + n) k 4 bytes over E blocks fit when m + n <= 400 E), and k >= 1024: with
+ * shallower k the tiles are short and already busy reading A and B, and the scan's extra
+ * reads showed (4096 x 4096 x 256 on an H100: +12..14% against no guard). */
+static inline int64_t x3g_tail_blocks(const mb_gemm_args *p, int64_t tiles, int sms) {
+    if (p->beta != 0.0 || sms <= 0 || p->k < 1024) return 0;
+    const int64_t e = tiles % sms == 0 ? 0 : sms - tiles % sms;
+    if (e < sms / 8 || p->m + p->n > 400 * e || tiles + e > MB_GRID_X_MAX) return 0;
+    return e;
+}
 
 /* Host: the guard of one call, and the args whose workspace is what follows the guard's bytes
  * (for split-K slabs); zeroes the guard's bytes in stream order. */
@@ -99,10 +195,14 @@ static inline cudaError_t x3g_begin(const mb_gemm_args *p, int bm, int bn, x3g *
     *q = *p;
     g->flag = NULL;
     g->bits = NULL;
+    g->pa = NULL;
+    g->pb = NULL;
     g->bm = bm;
     g->bn = bn;
-    const int64_t tiles = mb_cdiv(p->m, bm) * mb_cdiv(p->n, bn);
-    const size_t bytes = X3G_HDR + (size_t)mb_cdiv(mb_cdiv(tiles, 32) * 4, X3G_HDR) * X3G_HDR;
+    const int64_t ntm = mb_cdiv(p->m, bm), ntn = mb_cdiv(p->n, bn), tiles = ntm * ntn;
+    const size_t bit_bytes = (size_t)mb_cdiv(mb_cdiv(tiles, 32) * 4, X3G_HDR) * X3G_HDR;
+    const size_t panel_bytes = (size_t)mb_cdiv((ntm + ntn) * 4, X3G_HDR) * X3G_HDR;
+    const size_t bytes = X3G_HDR + bit_bytes + panel_bytes;
     if (!p->work || bytes > p->work_bytes) {
         q->work = NULL; /* no split-K either: no room to keep C intact */
         q->work_bytes = 0;
@@ -110,6 +210,8 @@ static inline cudaError_t x3g_begin(const mb_gemm_args *p, int bm, int bn, x3g *
     }
     g->flag = (unsigned *)p->work;
     g->bits = (unsigned *)((char *)p->work + X3G_HDR);
+    g->pa = (unsigned *)((char *)p->work + X3G_HDR + bit_bytes);
+    g->pb = g->pa + ntm;
     q->work = (char *)p->work + bytes;
     q->work_bytes = p->work_bytes - bytes;
     return cudaMemsetAsync(p->work, 0, bytes, s);
@@ -154,7 +256,7 @@ static __global__ void __launch_bounds__(256) x3g_fixup_kernel(mb_gemm_args p, x
     const int tid = threadIdx.x, tx = tid & 15, ty = tid >> 4;
     const int64_t ntm = (p.m + g.bm - 1) / g.bm, ntn = (p.n + g.bn - 1) / g.bn;
     for (int64_t tile = blockIdx.x; tile < ntm * ntn; tile += gridDim.x) {
-        if (!x3g_bit(g, tile)) continue; /* same for the whole block */
+        if (!x3g_tile_flagged(g, tile % ntm, tile / ntm, ntm)) continue; /* same for the block */
         const int64_t m0 = (tile % ntm) * g.bm, n0 = (tile / ntm) * g.bn;
         const int64_t me = m0 + g.bm < p.m ? m0 + g.bm : p.m; /* the tile's rows end */
         const int64_t ne = n0 + g.bn < p.n ? n0 + g.bn : p.n;

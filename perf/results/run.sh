@@ -6,7 +6,8 @@
 #   perf/results/run.sh GPU [BENCH]      e.g.  perf/results/run.sh h100 build/perf/miniblas-bench
 #
 # GPU names the directory (h100, h200); BENCH is the miniblas-bench binary (default
-# build/perf/miniblas-bench). Writes perf/results/GPU/<part>.csv, <part>.json, <part>.cmd (the
+# build/perf/miniblas-bench; $MINIBLAS_GIT_COMMIT names the commit where the tree is no
+# checkout, as -DMINIBLAS_GIT_COMMIT does for the build). Writes perf/results/GPU/<part>.csv, <part>.json, <part>.cmd (the
 # GPU, driver and the exact command) and <part>.txt (the printed table) for ladder (every op)
 # and gemm-tt, then the plots (docs/img/GPU/, needs matplotlib) and the generated blocks of
 # docs/ladders/*.md and docs/cblas.md. A few minutes on an H100, plus about 2 for the cblas
@@ -27,7 +28,7 @@ part() { # part NAME miniblas-bench-arguments...
   local args=("$@" "${common[@]}" --csv "perf/results/$gpu/$name.csv" --json "perf/results/$gpu/$name.json")
   {
     echo "# gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
-    echo "# commit: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    echo "# commit: ${MINIBLAS_GIT_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}"
     echo "# date: $(date -u +%FT%TZ)"
     echo "build/perf/miniblas-bench ${args[*]}"
   } >"$out/$name.cmd"
@@ -54,7 +55,7 @@ if [ -x "$cbench" ]; then
          --layouts col --budget 3 --max-seconds 5 --csv "perf/results/$gpu/cblas.csv")
   {
     echo "# gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
-    echo "# commit: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    echo "# commit: ${MINIBLAS_GIT_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}"
     echo "# date: $(date -u +%FT%TZ)"
     echo "build/perf/miniblas-cblas-bench ${cargs[*]}"
   } >"$out/cblas.cmd"
