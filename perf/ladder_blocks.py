@@ -311,6 +311,29 @@ def plots_block(family, gpu):
     return "\n".join(out)
 
 
+def cblas_wide(rows):
+    """miniblas-cblas-bench --csv (a line per implementation) as --csv-wide's columns (a line
+    per op and size); the bounds are only in --csv-wide, so they stay empty."""
+    out = collections.OrderedDict()
+    for r in rows:
+        shape = r.get("shape", "")
+        key = (r.get("op", ""), shape, r.get("trans", ""))
+        w = out.setdefault(key, {"op": key[0], "layout": key[2] or "-", "m": r.get("m", ""),
+                                 "n": r.get("n", ""), "k": r.get("k", ""), "check": "ok"})
+        if r.get("status", "ok") != "ok":
+            w["check"] = r.get("status")
+        impl = r.get("rung", "")
+        if impl in ("openblas", "mbc"):
+            w[impl + "_ms"] = "%g" % (num(r.get("time_us")) / 1000.0)
+        if impl == "mbc":
+            note = r.get("note", "")
+            w["mbc_path"] = note.split("path ", 1)[1].split(";")[0].strip() if "path " in note else "-"
+    for w in out.values():
+        if w["op"].endswith(("asum", "dot")):
+            w["m"] = w["m"] or w["n"]
+    return list(out.values())
+
+
 def cblas_block(gpu):
     """The drop-in against OpenBLAS from perf/results/GPU/cblas.csv (miniblas-cblas-bench)."""
     path = os.path.join(ROOT, "perf", "results", gpu, "cblas.csv")
@@ -318,6 +341,8 @@ def cblas_block(gpu):
         return PLACEHOLDER % (gpu, gpu)
     with open(path, newline="") as f:
         rows = list(csv.DictReader(ln for ln in f if not ln.startswith("#")))
+    if rows and "rung" in rows[0]:
+        rows = cblas_wide(rows)
     body = []
     for r in rows:
         r = {k.strip(): (v or "").strip() for k, v in r.items() if k}
@@ -348,6 +373,9 @@ def cblas_block(gpu):
         dev = next((ln[6:].strip().split(",")[0] for ln in lines if ln.startswith("# gpu:")), gpu)
         command = next((ln for ln in lines if ln and not ln.startswith("#")), "")
         out.append("Measured on **%s**: `%s` (`%s`).\n" % (dev, command, os.path.relpath(path, ROOT)))
-    out.append(table(["op", "layout", "size", "OpenBLAS ms", "layer ms", "layer path",
-                      "speed-up", "layer / bound"], body))
+    head = ["op", "layout", "size", "OpenBLAS ms", "layer ms", "layer path", "speed-up",
+            "layer / bound"]
+    if all(b[-1] == "-" for b in body):  # no bounds in the file (--csv rather than --csv-wide)
+        head, body = head[:-1], [b[:-1] for b in body]
+    out.append(table(head, body))
     return "\n".join(out)

@@ -25,8 +25,9 @@
  * Measured before the guard (H200, miniblas-bench, 5 trials, cuBLAS FP32 SGEMM side by side):
  * NN 4096 / 8192: 67.5 / 68.0 TFLOP/s (1.32x / 1.33x cuBLAS), TT 68.1 / 68.5 (1.39x / 1.36x);
  * split-K 8192x128x8192 63.8-65.5 (1.26-1.37x); error 0.36..1.0x cuBLAS FP32's. The guard's
- * cost (H100, perf/results/h100/x3guard-cost, beta 0): tail scan 4096^3 +1.4% NN / +1.7% TT,
- * 8192^3 +0.3% / -0.3%; main-loop checks 1024^3 (split-K) +17..24%, 8192x128x8192 +1.9..9.8%.
+ * cost (H100, perf/results/h100/x3guard-cost, beta 0): tail scan 4096^3 +1.7% NN / +0.8% TT,
+ * 8192^3 +0.3% / -0.2%; main-loop checks 1024^3 (split-K) +17..23%, 4096x4096x256 +9%,
+ * 8192x128x8192 +1..9%.
  * Built for sm_90a (CMakeLists.txt); the sm_90 build traps; dispatch requires cc 9.0.
  */
 #include "tc_common.cuh"

@@ -52,7 +52,7 @@ part gemm-tt --op sgemm,dgemm --trans TT --sizes 1024,4096
 cbench=$(dirname "$bench")/miniblas-cblas-bench
 if [ -x "$cbench" ]; then
   cargs=(--ops sgemm,dgemm,sasum,sdot,somatcopy --sizes 1024,4096,8192 --vec-sizes 2^20,2^24,2^26
-         --layouts col --budget 3 --max-seconds 5 --csv "perf/results/$gpu/cblas.csv")
+         --layouts col --budget 3 --max-seconds 5 --csv-wide "perf/results/$gpu/cblas.csv")
   {
     echo "# gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
     echo "# commit: ${MINIBLAS_GIT_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}"
