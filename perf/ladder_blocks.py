@@ -316,8 +316,7 @@ def cblas_wide(rows):
     per op and size); the bounds are only in --csv-wide, so they stay empty."""
     out = collections.OrderedDict()
     for r in rows:
-        shape = r.get("shape", "")
-        key = (r.get("op", ""), shape, r.get("trans", ""))
+        key = (r.get("op", ""), r.get("shape", ""), r.get("trans", ""))
         w = out.setdefault(key, {"op": key[0], "layout": key[2] or "-", "m": r.get("m", ""),
                                  "n": r.get("n", ""), "k": r.get("k", ""), "check": "ok"})
         if r.get("status", "ok") != "ok":
@@ -328,9 +327,6 @@ def cblas_wide(rows):
         if impl == "mbc":
             note = r.get("note", "")
             w["mbc_path"] = note.split("path ", 1)[1].split(";")[0].strip() if "path " in note else "-"
-    for w in out.values():
-        if w["op"].endswith(("asum", "dot")):
-            w["m"] = w["m"] or w["n"]
     return list(out.values())
 
 

@@ -29,9 +29,10 @@
  * panels, the fixup recomputes the tiles of marked panels (x3g_scan_part below).
  * Workspace (the handle's gemm workspace): word 0 = needs fixup, from byte 256 one bit per
  * tile (tm + tn * ntm), then one word per A row panel and per B column panel; zeroed by one
- * cudaMemsetAsync per call (other rungs use the workspace for their split-K slabs). Split-K under the guard: every slice (slice 0 too) writes alpha
- * times its partial into a slab after the guard's bytes, and x3g_reduce_kernel adds the slabs
- * and beta * C into the tiles whose bit is clear. Without room for the guard (no workspace, or
+ * cudaMemsetAsync per call (other rungs use the workspace for their split-K slabs). Split-K
+ * under the guard: every slice (slice 0 too) writes alpha times its partial into a slab after
+ * the guard's bytes, and x3g_reduce_kernel adds the slabs and beta * C into the tiles whose
+ * bit is clear. Without room for the guard (no workspace, or
  * more than 8 * (MB_GEMM_WORK_BYTES - 256) tiles) the rungs run unguarded, with the limits above.
  */
 #ifndef MINIBLAS_GEMM_X3GUARD_CUH
@@ -108,8 +109,9 @@ __device__ __forceinline__ bool x3g_tile_flagged(const x3g &g, int64_t tm, int64
  * they fill the SMs the last wave of tiles leaves idle, check A and B once: x3g_scan_part
  * marks the row panels of A and the column panels of B that hold an out-of-range element,
  * and the fixup recomputes every tile of a marked panel from A and B alone (beta == 0: C is
- * output only, so the unchecked tiles' stores do no harm). Work: the storage columns of A,
- * then of B, dealt round-robin to the E blocks; 16-byte loads where the operand allows. */
+ * output only, so the unchecked tiles' stores do no harm). Work: each warp of the E blocks
+ * reads an even share of A's storage columns and of B's; 16-byte loads where the operand
+ * allows. */
 /* One warp: storage columns [c0, c1) of an operand of `rows` rows (column-major, ld), 16-byte
  * loads when vec; each lane keeps 8 loads in flight, walking the columns' elements as one
  * sequence (short columns too). by_row: an element's panel is its row / bs (4 rows of a
