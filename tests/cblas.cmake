@@ -112,3 +112,9 @@ if(TARGET test_cblas_layer_cpu AND TARGET miniblas_cblas)
       ENVIRONMENT "TSAN_OPTIONS=halt_on_error=1 exitcode=66 report_signal_unsafe=0;OPENBLAS_NUM_THREADS=1")
   endif()
 endif()
+
+# the multi-GPU split plan (src/cblas/mgpu_plan.c, pure C), compiled in
+if(TARGET test_cblas_split_cpu)
+  target_sources(test_cblas_split_cpu PRIVATE ${PROJECT_SOURCE_DIR}/src/cblas/mgpu_plan.c)
+  target_include_directories(test_cblas_split_cpu PRIVATE ${PROJECT_SOURCE_DIR}/src/cblas)
+endif()

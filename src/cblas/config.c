@@ -131,7 +131,8 @@ static const setting g_settings[] = {
     {"MINIBLAS_CBLAS_PTR_CHECK", V_BOOL, F32(ptr_check), 0, 1, 0, "0 or 1"},
     {"MINIBLAS_CBLAS_TUNING", V_TUNING, 0, 0, 0, 0, 0, "key=value,..."},
     /* tests only: a staged gemm fails after this many GPU gemms (tests/test_cblas_faults_gpu.c) */
-    {"MINIBLAS_CBLAS_TEST_FAIL_GEMM", V_INT, F64(test_fail_gemm), 0, INT64_MAX, 0, "an integer >= 0"},
+    /* N@P: only on the P-th device of the list (tests/test_cblas_multigpu.c) */
+    {"MINIBLAS_CBLAS_TEST_FAIL_GEMM", V_INT, F64(test_fail_gemm), 0, INT64_MAX, 0, "an integer >= 0, or N@P"},
 };
 
 /* The keys of MINIBLAS_CBLAS_TUNING. */
@@ -251,6 +252,7 @@ int mbc_config_read(mbc_config *cfg, const char *(*get)(const char *name), long 
     /* every core, at most 16: the copy pool does not wait for descheduled threads */
     cfg->copy_threads = ncpu > 16 ? 16 : (ncpu > 0 ? (int)ncpu : 1);
     cfg->test_fail_gemm = -1;
+    cfg->test_fail_dev = -1;
 
     int lines = 0;
     for (size_t i = 0; i < COUNT(g_settings); ++i) {
@@ -269,7 +271,20 @@ int mbc_config_read(mbc_config *cfg, const char *(*get)(const char *name), long 
             if (strlen(v) >= sizeof cfg->cpu_blas_lib) rc = -1, cfg->cpu_blas_lib[0] = '\0';
             break;
         case V_BOOL: rc = parse_bool(v, &x); break;
-        case V_INT: rc = parse_int(v, s->lo, s->hi, &x); break;
+        case V_INT:
+            if (s->offset == offsetof(mbc_config, test_fail_gemm) && strchr(v, '@')) {
+                char n[32];
+                size_t len = strcspn(v, "@");
+                int64_t p = 0;
+                rc = len >= sizeof n ? -1 : 0;
+                if (!rc) memcpy(n, v, len), n[len] = '\0';
+                if (!rc) rc = parse_int(v + len + 1, 0, MBC_MAX_DEVICES - 1, &p);
+                if (!rc) rc = parse_int(n, s->lo, s->hi, &x);
+                if (!rc) cfg->test_fail_dev = (int)p;
+                break;
+            }
+            rc = parse_int(v, s->lo, s->hi, &x);
+            break;
         case V_SIZE:
             if (!strcmp(v, "never") || !strcmp(v, "off")) x = MBC_NEVER;
             else rc = parse_int(v, 0, INT64_MAX, &x);

@@ -15,6 +15,7 @@ static void child(void) {
     mbc_flag_set(&mbc_forked);
     mbc_pool_atfork_child();
     mbc_gpu_atfork_child();
+    mbc_mgpu_atfork_child();
     mbc_quick_update(); /* the small-call limits without a GPU */
 }
 
