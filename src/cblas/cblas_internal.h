@@ -62,6 +62,8 @@ typedef struct mbc_config {
     int64_t nslab;          /* nslab=: most k-slabs in phase 1 (at most half of k in all) */
     size_t chunk_max;       /* chunk_mb=: largest pinned staging chunk, bytes */
     int copy_threads;       /* copy_threads=: host threads packing staging buffers */
+    int64_t split_cols;     /* split_cols=: several GPUs: the least columns of C per device,
+                               any volume (-1: automatic, mgpu_plan.h) */
     /* tests only */
     int64_t test_fail_gemm; /* MINIBLAS_CBLAS_TEST_FAIL_GEMM=N[@P]: a staged gemm fails after
                                N of its GPU gemms; -1: off */

@@ -142,6 +142,7 @@ static const setting g_tuning[] = {
     {"nslab", V_INT, F64(nslab), 1, 64, 0, "1 to 64"},
     {"chunk_mb", V_INT, F64(chunk_max), 1, 4096, 0, "1 to 4096"},
     {"copy_threads", V_INT, F32(copy_threads), 1, 1024, 0, "1 to 1024"},
+    {"split_cols", V_AUTO, F64(split_cols), 1, (int64_t)1 << 31, -1, "auto or a width in columns"},
 };
 
 /* Variables of the schedule that are now keys of MINIBLAS_CBLAS_TUNING or gone. */
@@ -200,7 +201,7 @@ static int read_tuning(mbc_config *cfg, const char *v, FILE *err) {
         if (!s) {
             if (err)
                 fprintf(err, "miniblas_cblas: MINIBLAS_CBLAS_TUNING: ignoring '%s%s%s' (keys: "
-                             "panel, kslab, nslab, chunk_mb, copy_threads; e.g. "
+                             "panel, kslab, nslab, chunk_mb, copy_threads, split_cols; e.g. "
                              "panel=2048,chunk_mb=16)\n",
                         item, eq ? "=" : "", eq ? eq + 1 : "");
             ++lines;
@@ -247,6 +248,7 @@ int mbc_config_read(mbc_config *cfg, const char *(*get)(const char *name), long 
     cfg->panel = 0;   /* automatic: n/8, at least 2M elements of C */
     cfg->kslab = -1;  /* automatic */
     cfg->nslab = 4;
+    cfg->split_cols = -1; /* automatic: mgpu_plan.h */
     /* 16 MB: a block of an operand is DMA'd piece by piece while the rest is packed */
     cfg->chunk_max = (size_t)16 << 20;
     /* every core, at most 16: the copy pool does not wait for descheduled threads */

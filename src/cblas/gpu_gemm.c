@@ -522,8 +522,10 @@ int mbc_gpu_gemm(const mbc_gemm *g, mbc_progress *prog, char *msg, size_t msg_si
         gemm_job geo;
         mbc_split sp;
         plan_geometry(g, e, &geo);
+        int tuned = mbc_cfg.split_cols > 0;
         mbc_split_plan(geo.npan, geo.pc, geo.nblk - 1, mbc_cfg.nuse, g->m, g->k,
-                       MBC_SPLIT_MIN_COLS, MBC_SPLIT_MIN_VOLUME, &sp);
+                       tuned ? mbc_cfg.split_cols : MBC_SPLIT_MIN_COLS,
+                       tuned ? 0 : MBC_SPLIT_MIN_VOLUME, &sp);
         if (sp.ndev > 1) {
             int rc = gemm_split(g, &geo, &sp, prog, msg, msg_size);
             if (rc <= 0) return rc;
