@@ -8,6 +8,7 @@
 #include <string.h>
 #include "cblas_gpu.h"
 #include "mgpu_plan.h"
+#include "copypool.h"
 
 #define MAXPAN 64 /* gemm panels of one call (the width grows to stay below) */
 
@@ -427,7 +428,9 @@ static void run_share(void *ctx, int i) {
     miniblas_status_t st = MINIBLAS_STATUS_SUCCESS;
     const char *what = "gemm";
     int pinned = pin_rung(s, g);
+    mbc_pool_wait = 1;
     cudaError_t err = gemm_staged(s, g, c->geo, plo, phi, &what, &st);
+    mbc_pool_wait = 0;
     char detail[300] = "";
     if (err == cudaSuccess && st != MINIBLAS_STATUS_SUCCESS)
         snprintf(detail, sizeof detail, "%s", miniblas_last_error(s->h));
