@@ -150,12 +150,32 @@ int mbc_gpu_probe(char *msg, size_t msg_size) {
         snprintf(msg, msg_size, "cannot query device %d", device);
         return 0;
     }
+    /* A gemm spread over several devices gives the one-device result only on GPUs of one
+     * model (a rung's split-K choices follow the SM count): the others are left out. */
+    int kept = 1, left = 0;
+    for (int i = 1; i < n; ++i) {
+        struct cudaDeviceProp p2;
+        if (cudaGetDeviceProperties(&p2, mbc_cfg.use[i]) != cudaSuccess) {
+            cudaGetLastError();
+            ++left;
+            continue;
+        }
+        if (p2.major != prop.major || p2.minor != prop.minor ||
+            p2.multiProcessorCount != prop.multiProcessorCount || strcmp(p2.name, prop.name)) {
+            ++left;
+            continue;
+        }
+        mbc_cfg.use[kept++] = mbc_cfg.use[i];
+    }
+    n = kept;
     mbc_cfg.nuse = n;
     if (n == 1)
-        snprintf(msg, msg_size, "GPU %d: %s", device, prop.name);
+        snprintf(msg, msg_size, "GPU %d: %s%s", device, prop.name,
+                 left ? " (other listed GPUs are another model: not used)" : "");
     else
-        snprintf(msg, msg_size, "GPUs %d and %d more (gemm on host operands over all %d): %s",
-                 device, n - 1, n, prop.name);
+        snprintf(msg, msg_size, "GPUs %d and %d more (gemm on host operands over all %d): %s%s",
+                 device, n - 1, n, prop.name,
+                 left ? " (other listed GPUs are another model: not used)" : "");
     mbc_check_rung_env(prop.major, prop.minor, stderr); /* a bad MINIBLAS_SGEMM=...: say so once */
     return 1;
 }
