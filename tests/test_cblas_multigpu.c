@@ -9,8 +9,9 @@
  *     sgemm and dgemm, both layouts, all four transposes, odd shapes whose panels divide
  *     unevenly over the devices, padded leading dimensions, alpha and beta in {1, 0, -1,
  *     other}, beta == 0 over NaN, operands in pageable and in pinned (cudaMallocHost) memory,
- *     the Fortran entry point; MINIBLAS_CBLAS_TUNING=panel=64,kslab=16,split_cols=1 makes
- *     these sizes split into many panels, A row blocks and phase-1 k-slabs;
+ *     the Fortran entry point, 4 host threads calling at once (one spread call at a time,
+ *     the others on the first device alone); MINIBLAS_CBLAS_TUNING=panel=64,kslab=16,
+ *     split_cols=1 makes these sizes split into many panels, A row blocks and phase-1 k-slabs;
  *   - MINIBLAS_CBLAS_DEVICES=0, =0,1, =all and unset give bitwise the same C for every call,
  *     and the lists of two or more devices really split (the verbose line "over N devices");
  *   - a list naming a GPU that does not exist: one clear line at initialisation, every call
@@ -23,6 +24,7 @@
 #define _GNU_SOURCE
 #include <cuda_runtime_api.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -51,10 +53,9 @@ void sgemm_(const char *ta, const char *tb, const blasint *m, const blasint *n, 
             const float *alpha, const float *A, const blasint *lda, const float *B,
             const blasint *ldb, const float *beta, float *C, const blasint *ldc, size_t, size_t);
 
-static uint64_t g_seed = 0x9E3779B97F4A7C15ull;
-static double drand(void) { /* [-1, 1) */
-    g_seed ^= g_seed >> 12, g_seed ^= g_seed << 25, g_seed ^= g_seed >> 27;
-    return (double)((g_seed * 0x2545F4914F6CDD1Dull) >> 11) / (double)(1ull << 52) - 1.0;
+static double drand(uint64_t *st) { /* [-1, 1); xorshift64* */
+    *st ^= *st >> 12, *st ^= *st << 25, *st ^= *st >> 27;
+    return (double)((*st * 0x2545F4914F6CDD1Dull) >> 11) / (double)(1ull << 52) - 1.0;
 }
 
 /* ------------------------------------------------------------------ one call, checked */
@@ -63,6 +64,7 @@ typedef struct gcase {
     int dbl, row, ta, tb, fortran, pinned;
     int64_t m, n, k, pad;
     double alpha, beta;
+    uint64_t seed; /* the inputs */
 } gcase;
 
 static void *alloc(size_t bytes, int pinned) {
@@ -96,9 +98,10 @@ static int run_case(const gcase *c, FILE *out) {
     size_t na = (size_t)(lda * a_out), nb = (size_t)(ldb * b_out), nc = (size_t)(ldc * c_out);
     double *A = malloc(na * sizeof(double)), *B = malloc(nb * sizeof(double));
     double *C0 = malloc(nc * sizeof(double));
-    for (size_t i = 0; i < na; ++i) A[i] = drand();
-    for (size_t i = 0; i < nb; ++i) B[i] = drand();
-    for (size_t i = 0; i < nc; ++i) C0[i] = c->beta == 0 ? NAN : drand();
+    uint64_t rs = c->seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull;
+    for (size_t i = 0; i < na; ++i) A[i] = drand(&rs);
+    for (size_t i = 0; i < nb; ++i) B[i] = drand(&rs);
+    for (size_t i = 0; i < nc; ++i) C0[i] = c->beta == 0 ? NAN : drand(&rs);
     char *a = alloc(na * e, c->pinned), *b = alloc(nb * e, c->pinned), *cc = alloc(nc * e, c->pinned);
     for (size_t i = 0; i < na; ++i)
         if (c->dbl) ((double *)a)[i] = A[i]; else ((float *)a)[i] = (float)A[i];
@@ -171,7 +174,24 @@ static int run_case(const gcase *c, FILE *out) {
     return ok;
 }
 
-/* The fixed list of calls: the same in every child (fixed seed). */
+/* A case on a thread of its own; its C kept in memory for the parent's file. */
+typedef struct thread_case {
+    gcase c;
+    char *buf;
+    size_t len;
+    int ok;
+} thread_case;
+
+static void *thread_run(void *p) {
+    thread_case *t = p;
+    FILE *f = open_memstream(&t->buf, &t->len);
+    if (!f) return NULL;
+    t->ok = run_case(&t->c, f);
+    fclose(f);
+    return NULL;
+}
+
+/* The fixed list of calls: the same in every child (fixed seeds). */
 static int run_all(const char *path) {
     FILE *out = fopen(path, "wb");
     if (!out) return 2;
@@ -190,17 +210,37 @@ static int run_all(const char *path) {
             for (int t = 0; t < 4; ++t)
                 for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s) {
                     gcase c = {dbl, row, t & 1, t >> 1, 0, 0, shapes[s][0], shapes[s][1], shapes[s][2],
-                               (int64_t)(s % 3) * 3, ab[(s + (size_t)t) % 4][0], ab[(s + (size_t)t) % 4][1]};
+                               (int64_t)(s % 3) * 3, ab[(s + (size_t)t) % 4][0], ab[(s + (size_t)t) % 4][1], 0};
                     c.pinned = (s + (size_t)t + (size_t)row) % 3 == 0;
-                    ok &= run_case(&c, out), ++ncase;
+                    c.seed = (uint64_t)++ncase;
+                    ok &= run_case(&c, out);
                 }
     /* alpha = 0 (no product: one device), beta == -1; the Fortran entry point, pinned too */
-    gcase z = {1, 0, 0, 1, 0, 0, 531, 700, 131, 2, 0.0, -1.0};
-    ok &= run_case(&z, out), ++ncase;
-    gcase f1 = {0, 0, 1, 0, 1, 0, 531, 700, 131, 1, -1.0, 0.5};
-    ok &= run_case(&f1, out), ++ncase;
-    gcase f2 = {0, 0, 0, 0, 1, 1, 1030, 389, 300, 0, 1.0, 0.0};
-    ok &= run_case(&f2, out), ++ncase;
+    gcase z = {1, 0, 0, 1, 0, 0, 531, 700, 131, 2, 0.0, -1.0, 0};
+    z.seed = (uint64_t)++ncase, ok &= run_case(&z, out);
+    gcase f1 = {0, 0, 1, 0, 1, 0, 531, 700, 131, 1, -1.0, 0.5, 0};
+    f1.seed = (uint64_t)++ncase, ok &= run_case(&f1, out);
+    gcase f2 = {0, 0, 0, 0, 1, 1, 1030, 389, 300, 0, 1.0, 0.0, 0};
+    f2.seed = (uint64_t)++ncase, ok &= run_case(&f2, out);
+
+    /* 4 host threads at once: one spread call at a time, the others on the first device
+     * alone, all with the same C as on one device */
+    enum { NT = 4 };
+    thread_case tc[NT];
+    pthread_t th[NT];
+    for (int t = 0; t < NT; ++t) {
+        gcase c = {t & 1, t >> 1, t & 1, (t >> 1) & 1, 0, t == 3, 531 + 64 * t, 700 - 33 * t, 131, 1,
+                   1.0, t == 2 ? 0.0 : 0.5, 0};
+        c.seed = (uint64_t)++ncase;
+        tc[t].c = c;
+        tc[t].buf = NULL, tc[t].len = 0, tc[t].ok = 0;
+        if (pthread_create(&th[t], NULL, thread_run, &tc[t])) return 2;
+    }
+    for (int t = 0; t < NT; ++t) {
+        pthread_join(th[t], NULL);
+        ok &= tc[t].ok;
+        if (tc[t].buf) fwrite(tc[t].buf, 1, tc[t].len, out), free(tc[t].buf);
+    }
     fclose(out);
     printf("%d calls, %s\n", ncase, ok ? "all right" : "SOME WRONG");
     return ok ? 0 : 1;
