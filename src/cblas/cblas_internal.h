@@ -12,7 +12,8 @@
  *   diag.c       MINIBLAS_<OP> rung settings the GPU cannot honour, said once
  *   gpu_state.c  the GPU side: probe, pointer kinds, per-thread state, the call frame
  *   staging.c    pinned chunks, device buffers, the host copies (copy pool), copies in/out
- *   gpu_gemm.c   the schedule of a staged gemm
+ *   gpu_gemm.c   the schedule of a staged gemm, and its split over several GPUs
+ *   mgpu_plan.c  the split plan (pure C); mgpu.c: one worker thread per extra GPU
  *   gpu_ops.c    asum, dot, omatcopy on the GPU
  *   trace.c      MINIBLAS_CBLAS_VERBOSE=2 timing lines of a GPU gemm
  *   ptr.c, fork.c, copypool.c: address-only host checks, fork() children, the copy pool
