@@ -32,7 +32,7 @@ ma=$(basename "$(dirname "$(ls -d "$x"/usr/lib/*/openmpi)")")
 lib=$x/usr/lib/$ma
 # ---- prune
 rm -rf "$x"/usr/share/doc "$x"/usr/share/man "$x"/usr/share/lintian "$x"/usr/share/gdb \
-  "$x"/usr/share/gcc "$x"/usr/lib/"$ma"/fortran "$x"/etc "$x"/lib/systemd "$x"/usr/lib/cmake
+  "$x"/usr/share/gcc "$x"/usr/lib/"$ma"/fortran "${x:?}"/etc "$x"/lib/systemd "$x"/usr/lib/cmake
 rm -f "$lib"/libmpi_mpifh* "$lib"/libmpi_usempi* "$lib"/libmpi_java* "$lib"/libmpi_cxx* \
   "$lib"/liboshmem* "$lib"/libmca_common_ucx* "$lib"/libmca_common_ofi* "$lib"/libmca_common_verbs* \
   "$lib"/libompitrace* "$lib"/libmca_common_monitoring* "$lib"/*.a
