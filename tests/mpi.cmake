@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # ScaLAPACK over MPI with libminiblas_cblas as the node BLAS (docs/cblas.md, "Beyond one host"):
 # tests/mpi/scalapack_pdgemm_pdgesv.c runs PDGEMM and PDGESV on 2 MPI processes, with OpenBLAS
-# alone and with the drop-in preloaded, one GPU per process (tests/mpi/run.sh judges both).
+# alone and with the drop-in preloaded, one GPU per process (tests/mpi/run.sh judges both), with
+# PBLAS's own panel width and with a wider one (tests/mpi/pblas_panel.c).
 #   mpi_scalapack   labels gpu;multigpu: skipped (77) with fewer than 2 GPUs, or when MPI or
 #                   ScaLAPACK was not found here
 # Open MPI and ScaLAPACK come from the system (Debian: openmpi-bin, libopenmpi-dev,
@@ -63,6 +64,7 @@ if(NOT _mb_mpi_why)
 endif()
 
 set(_mb_mpi_dir ${CMAKE_CURRENT_BINARY_DIR}/mpi)
+set(_mb_mpi_panel "")
 if(_mb_mpi_why)
   message(STATUS "miniblas: test mpi_scalapack will skip: ${_mb_mpi_why}")
   set(_mb_mpi_exe "none:${_mb_mpi_why}")
@@ -82,10 +84,14 @@ else()
     target_link_options(miniblas_scalapack_test PRIVATE "LINKER:-rpath-link,${d}")
   endforeach()
   set(_mb_mpi_exe $<TARGET_FILE:miniblas_scalapack_test>)
+  # PBLAS's panel width, preloaded by run.sh for its panel runs (tests/mpi/pblas_panel.c)
+  add_library(miniblas_pblas_panel SHARED ${CMAKE_CURRENT_SOURCE_DIR}/mpi/pblas_panel.c)
+  target_compile_options(miniblas_pblas_panel PRIVATE -Wall -Wextra)
+  set(_mb_mpi_panel $<TARGET_FILE:miniblas_pblas_panel>)
 endif()
 add_test(NAME mpi_scalapack
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi/run.sh "${_mb_mpi_exe}"
                  $<TARGET_FILE:miniblas_cblas> ${MINIBLAS_CPU_BLAS_PATH} ${_mb_mpi_dir}/run
-                 "${MINIBLAS_MPI_ROOT}")
+                 "${MINIBLAS_MPI_ROOT}" "${_mb_mpi_panel}")
 set_tests_properties(mpi_scalapack PROPERTIES LABELS "gpu;multigpu" SKIP_RETURN_CODE 77
                      TIMEOUT 1200)

@@ -2,28 +2,37 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # ScaLAPACK over MPI with libminiblas_cblas as the node BLAS: the test program
 # (scalapack_pdgemm_pdgesv.c: PDGEMM and PDGESV, each checked) on NP MPI processes of this host,
-#   (a) with OpenBLAS alone, then
+#   (a) with OpenBLAS alone,
 #   (b) through tests/mpi/rank.sh: libminiblas_cblas preloaded in front of OpenBLAS, one GPU
 #       per process (MINIBLAS_CBLAS_DEVICES = the local rank), MINIBLAS_CBLAS_VERBOSE=1,
-#   (c) as (b) for one run with MINIBLAS_CBLAS_VERBOSE=2, to count the path of every BLAS call
+#   (a') and (b') the same with PBLAS's panel width raised to PANEL (pblas_panel.c preloaded):
+#       ScaLAPACK's own 32 makes PDGEMM's local products m x n x 32, which the drop-in keeps on
+#       the CPU,
+#   (c) as (b') for one run with MINIBLAS_CBLAS_VERBOSE=2, to count the path of every BLAS call
 #       the drop-in serves (untimed).
-# Fails when a check of the program fails in (a) or (b), or when in (b) a process did not load
-# the drop-in or did not get its own GPU, or in (c) no dgemm of a process ran on its GPU.
-# Prints the times of (a) and (b) side by side.
+# Fails when a check of the program fails in any run, when in (b) a process did not load the
+# drop-in or did not get its own GPU, or when in (c) no dgemm of a process ran on its GPU.
+# Prints the times side by side.
 #
-#   run.sh EXE CBLAS_LIB OPENBLAS_LIB WORKDIR [ROOT]
+#   run.sh EXE CBLAS_LIB OPENBLAS_LIB WORKDIR [ROOT [PANEL_LIB]]
 # EXE: the program, or "none:REASON" when it could not be built (then: skipped).
 # ROOT: where Open MPI and ScaLAPACK were unpacked with dpkg -x (tests/mpi/fetch-debs.sh), empty
-# when installed; $MINIBLAS_MPI_ROOT overrides it. Environment:
+# when installed; $MINIBLAS_MPI_ROOT overrides it. PANEL_LIB: libminiblas_pblas_panel.so.
+# Environment:
 #   MINIBLAS_MPI_NP         processes (default 2)
 #   MINIBLAS_MPI_ARGS       the program's arguments (default: --n 4001 --nb 256 --reps 3)
+#   MINIBLAS_MPI_PANEL      PBLAS's panel width in (a'), (b'), (c) (default 1024; 0: no such runs)
+#   MINIBLAS_MPI_THREADS    OpenBLAS threads per process (default: CPUs / processes)
 #   MINIBLAS_MPI_ALLOW_CPU  1: run with fewer GPUs than processes (the drop-in then runs on its
 #                           CPU path: checks the program and the plumbing only)
-#   MINIBLAS_CBLAS_*        passed on to (b) and (c) (e.g. the crossovers)
+#   MINIBLAS_CBLAS_*        passed on to the processes (e.g. the crossovers)
 # Exit 77 (skipped) without mpirun, without the program, or with fewer GPUs than processes.
 set -u
-exe=$1 cblas=$2 openblas=$3 work=$4 root=${MINIBLAS_MPI_ROOT:-${5:-}}
+exe=$1 cblas=$2 openblas=$3 work=$4 root=${MINIBLAS_MPI_ROOT:-${5:-}} panel_lib=${6:-}
 np=${MINIBLAS_MPI_NP:-2}
+panel=${MINIBLAS_MPI_PANEL:-1024}
+case $panel in ''|*[!0-9]*) panel=0 ;; esac
+[ -n "$panel_lib" ] && [ -f "$panel_lib" ] || panel=0
 read -r -a args <<<"${MINIBLAS_MPI_ARGS:---n 4001 --nb 256 --reps 3}"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 abs() { case $1 in /*) printf '%s' "$1" ;; *) printf '%s/%s' "$PWD" "$1" ;; esac; }
@@ -34,6 +43,7 @@ bad() { say "FAIL: $*"; fail=1; }
 
 case $exe in none:*) skip "${exe#none:}" ;; esac
 exe=$(abs "$exe") cblas=$(abs "$cblas") work=$(abs "$work")
+[ "$panel" = 0 ] || panel_lib=$(abs "$panel_lib")
 
 # ---- a relocated Open MPI (dpkg -x): its programs, libraries, and where it and PMIx live
 if [ -n "$root" ]; then
@@ -93,11 +103,13 @@ fi
 unset LD_PRELOAD MINIBLAS_CBLAS_DEVICES MINIBLAS_CBLAS_DEVICE
 say "$(mpirun --version 2>&1 | head -n1); $np processes, $OPENBLAS_NUM_THREADS OpenBLAS threads each, $ngpu GPU(s); program arguments: ${args[*]}"
 
-# run NAME [VERBOSE]: the program under mpirun, through rank.sh (the drop-in) when VERBOSE is
-# given; output in $work/NAME.out, exit status returned
+# run NAME PANEL [VERBOSE]: the program under mpirun, with PBLAS's panel width PANEL (0: its
+# own), through rank.sh (the drop-in) when VERBOSE is given; output in $work/NAME.out, exit
+# status returned
 run() {
-  local name=$1 wrap=()
-  [ $# -gt 1 ] && wrap=(env "MINIBLAS_CBLAS_VERBOSE=$2" bash "$here/rank.sh")
+  local name=$1 wrap=(env)
+  [ "$2" != 0 ] && wrap+=("MINIBLAS_PBLAS_PANEL=$2" "LD_PRELOAD=$panel_lib")
+  [ $# -gt 2 ] && wrap+=("MINIBLAS_CBLAS_VERBOSE=$3" bash "$here/rank.sh")
   mpirun "${mpi_opts[@]}" "${wrap[@]}" "$exe" "${args[@]}" >"$work/$name.out" 2>&1
 }
 # The program's lines (rank 0, stdout) without mpirun's tag
@@ -111,15 +123,19 @@ $(tail -n 15 "$f")"
   fi
 }
 
-run base
-rc_a=$?
-check_run base "OpenBLAS alone" $rc_a
+run base 0
+check_run base "OpenBLAS alone" $?
 
 export MINIBLAS_CBLAS_LIB=$cblas MINIBLAS_RANK_NGPUS=$ngpu
 [ "$ngpu" -gt 0 ] || MINIBLAS_RANK_NGPUS=
-run pre 1
-rc_b=$?
-check_run pre "libminiblas_cblas" $rc_b
+run pre 0 1
+check_run pre "libminiblas_cblas" $?
+if [ "$panel" != 0 ]; then
+  run base_panel "$panel"
+  check_run base_panel "OpenBLAS alone, panel $panel" $?
+  run pre_panel "$panel" 1
+  check_run pre_panel "libminiblas_cblas, panel $panel" $?
+fi
 # each process: the drop-in's start-up notice, its GPU
 for ((r = 0; r < np; r++)); do
   line=$(sed -n "s/^\[[0-9]*,$r\]<stderr>:miniblas_cblas: CPU BLAS: //p" "$work/pre.out" | head -n1)
@@ -138,34 +154,37 @@ done
 grep -q 'cannot be preloaded' "$work/pre.out" && bad "the loader did not preload $cblas"
 
 # ---- (c) the path of every call the drop-in served, per process (one run, untimed)
-if true; then
-  save=("${args[@]}")
-  args+=(--reps 1)
-  run paths 2
-  rc_c=$?
-  args=("${save[@]}")
-  [ $rc_c -eq 0 ] || bad "verbose run: exit status $rc_c; output tail:
+save=("${args[@]}")
+args+=(--reps 1)
+run paths "$panel" 2
+rc_c=$?
+args=("${save[@]}")
+[ $rc_c -eq 0 ] || bad "verbose run: exit status $rc_c; output tail:
 $(tail -n 15 "$work/paths.out")"
-  for ((r = 0; r < np; r++)); do
-    sed -n "s/^\[[0-9]*,$r\]<stderr>:miniblas_cblas: \([a-z_]*\) .* -> \(.*\)$/\1 -> \2/p" "$work/paths.out" |
-      sort | uniq -c | awk '{ $1 = $1; print }' >"$work/paths.$r"
-    say "process $r: calls by routine and path: $(tr '\n' ';' <"$work/paths.$r" | sed 's/;$//; s/;/; /g')"
-    [ $gpu_mode = 0 ] ||
-      awk '$2 ~ /gemm/ && $NF == "gpu" { n += $1 } END { exit n > 0 ? 0 : 1 }' "$work/paths.$r" ||
-      bad "process $r: no gemm ran on the GPU"
-    grep -q 'gpu failed' "$work/paths.$r" && bad "process $r: calls failed on the GPU and fell back to the CPU"
-  done
-fi
+for ((r = 0; r < np; r++)); do
+  sed -n "s/^\[[0-9]*,$r\]<stderr>:miniblas_cblas: \([a-z_]*\) .* -> \(.*\)$/\1 -> \2/p" "$work/paths.out" |
+    sort | uniq -c | awk '{ $1 = $1; print }' >"$work/paths.$r"
+  say "process $r: calls by routine and path: $(tr '\n' ';' <"$work/paths.$r" | sed 's/;$//; s/;/; /g')"
+  [ $gpu_mode = 0 ] ||
+    awk '$2 ~ /gemm/ && $NF == "gpu" { n += $1 } END { exit n > 0 ? 0 : 1 }' "$work/paths.$r" ||
+    bad "process $r: no gemm ran on the GPU"
+  grep -q 'gpu failed' "$work/paths.$r" && bad "process $r: calls failed on the GPU and fell back to the CPU"
+done
 
 # ---- the times side by side
 time_of() { prog_lines "$work/$1.out" | sed -n "s/^times: .*$2=\([0-9.]*\).*/\1/p"; }
+row() { # LABEL BASE_RUN PRE_RUN
+  local r a b ratio
+  for r in pdgemm pdgesv; do
+    a=$(time_of "$2" $r) b=$(time_of "$3" $r)
+    ratio=$(awk -v a="$a" -v b="$b" 'BEGIN { if (a > 0 && b > 0) printf "%.2fx", a / b; else print "-" }')
+    printf '    %-8s %-11s %16s %20s %8s\n' "$r" "$1" "${a:--}" "${b:--}" "$ratio"
+  done
+}
 say "times (s, best of the runs after the first; the slowest process):"
-printf '    %-8s %16s %20s %8s\n' routine "OpenBLAS alone" "libminiblas_cblas" ratio
-for r in pdgemm pdgesv; do
-  a=$(time_of base $r) b=$(time_of pre $r)
-  ratio=$(awk -v a="$a" -v b="$b" 'BEGIN { if (a > 0 && b > 0) printf "%.2fx", a / b; else print "-" }')
-  printf '    %-8s %16s %20s %8s\n' "$r" "${a:--}" "${b:--}" "$ratio"
-done
+printf '    %-8s %-11s %16s %20s %8s\n' routine "PBLAS panel" "OpenBLAS alone" "libminiblas_cblas" speedup
+row 32 base pre
+[ "$panel" != 0 ] && row "$panel" base_panel pre_panel
 if [ $fail -ne 0 ]; then
   say "FAILED (outputs in $work)"
   exit 1
