@@ -118,8 +118,9 @@ check_run() { # NAME LABEL RC
   local f=$work/$1.out
   prog_lines "$f" | grep -E '^(pdgemm|pdgesv|result):' | grep -v ' first ' | sed "s/^/    [$2] /"
   if [ "$3" -ne 0 ] || ! prog_lines "$f" | grep -q '^result: passed'; then
-    bad "$2: exit status $3, checks failed or the program did not finish; output tail:
-$(tail -n 15 "$f")"
+    bad "$2: exit status $3: a check failed or the program did not finish; its failed checks and the output's tail:
+$(prog_lines "$f" | grep 'FAILED' | sed 's/^/    /')
+$(grep -v '^\[[0-9]*,[0-9]*\]<stdout>:' "$f" | grep -v '^-*$' | tail -n 8 | sed 's/^/    /')"
   fi
 }
 
