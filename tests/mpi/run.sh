@@ -146,10 +146,10 @@ for ((r = 0; r < np; r++)); do
   fi
   say "process $r: libminiblas_cblas: CPU BLAS: $line"
   if [ $gpu_mode = 1 ]; then
-    case $line in
-      *"GPU $r: "*) ;;
-      *) bad "process $r did not get GPU $r: $line" ;;
-    esac
+    # "GPU 1: NVIDIA H100 ..." (or a list, "GPUs 0,1: ...", that names this process's GPU)
+    if [[ $line == *"CPU BLAS only"* ]] || ! [[ $line =~ GPUs?\ ([0-9]+,)*${r}[^0-9] ]]; then
+      bad "process $r did not get GPU $r: $line"
+    fi
   fi
 done
 grep -q 'cannot be preloaded' "$work/pre.out" && bad "the loader did not preload $cblas"
