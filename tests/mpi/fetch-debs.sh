@@ -66,6 +66,9 @@ missing=$(find "$x" -type f \( -name '*.so*' -o -perm -u+x \) -print0 |
   xargs -0 readelf -d 2>/dev/null | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p' | sort -u |
   while read -r so; do [ -e "$lib/$so" ] || [ -e "$x/lib/$ma/$so" ] || printf '%s ' "$so"; done)
 echo "needed from the base system (or OpenBLAS for libblas.so.3 / liblapack.so.3): $missing"
+glibc=$(find "$x" -type f \( -name '*.so*' -o -perm -u+x \) -print0 | xargs -0 objdump -T 2>/dev/null |
+  grep -o 'GLIBC_[0-9.]*' | sort -Vu | tail -n1)
+echo "newest C library version needed: $glibc (ldd --version on the target must show at least that)"
 rm -rf "$dest"
 mkdir -p "$dest"
 cp -a "$x"/. "$dest"/

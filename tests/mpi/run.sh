@@ -101,7 +101,11 @@ if [ "$(id -u)" = 0 ]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
 unset LD_PRELOAD MINIBLAS_CBLAS_DEVICES MINIBLAS_CBLAS_DEVICE
-say "$(mpirun --version 2>&1 | head -n1); $np processes, $OPENBLAS_NUM_THREADS OpenBLAS threads each, $ngpu GPU(s); program arguments: ${args[*]}"
+if ! ver=$(mpirun --version 2>&1); then
+  say "FAILED: mpirun does not run here: $ver"
+  exit 1
+fi
+say "$(printf '%s\n' "$ver" | head -n1); $np processes, $OPENBLAS_NUM_THREADS OpenBLAS threads each, $ngpu GPU(s); program arguments: ${args[*]}"
 
 # run NAME PANEL [VERBOSE]: the program under mpirun, with PBLAS's panel width PANEL (0: its
 # own), through rank.sh (the drop-in) when VERBOSE is given; output in $work/NAME.out, exit
