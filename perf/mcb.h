@@ -194,6 +194,10 @@ typedef struct probe_t {
     int layer_threads;
     double cp_in_layer[2], cp_out_layer[2];
     double ptrattr_s; /* one cudaPointerGetAttributes on pageable memory (the layer's check) */
+    /* several GPUs (O.ndev > 1): every GPU of the set copying its own buffer at once, the
+       bytes of all over the time of the slowest (B/s); agg_n 0: not measured */
+    int agg_n;
+    double agg_h2d_pin, agg_d2h_pin, agg_h2d_page, agg_d2h_page;
 } probe_t;
 extern probe_t P;
 int run_probe(void);

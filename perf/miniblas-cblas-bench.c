@@ -504,6 +504,55 @@ static int read_rows(const char *path, int first) {
     return 0;
 }
 
+/* After the children: the layer's gemm rows side by side over the device sets, with cublasXt
+ * on the same GPUs and memory (block 4096 and the fastest block measured). */
+static const bench_result *find_row(const bench_result *like, const char *rung, const char *devices) {
+    for (size_t i = 0; i < g_run.count; ++i) {
+        const bench_result *q = &g_run.results[i];
+        if (!strcmp(q->op, like->op) && !strcmp(q->shape, like->shape) &&
+            !strcmp(q->trans, like->trans) && !strcmp(q->memory, like->memory) &&
+            !strcmp(q->devices, devices) && (!rung || !strcmp(q->rung, rung)) &&
+            q->status == BENCH_OK)
+            return q;
+    }
+    return NULL;
+}
+
+static void print_summary(void) {
+    int any = 0;
+    for (size_t i = 0; i < g_run.count; ++i) {
+        const bench_result *r = &g_run.results[i];
+        if (strcmp(r->rung, "mbc") || strcmp(r->unit, "GFLOP/s") || r->status != BENCH_OK) continue;
+        if (!any++)
+            printf("\nthe layer (mbc) over the device sets, against cublasXt on the same GPUs and "
+                   "memory (ms per call; speedup: over the first set's mbc; xt/mbc > 1: mbc faster)\n"
+                   "%-6s %-3s %-8s %-17s %-8s %10s %7s %10s %7s %10s %6s %7s\n", "op", "lay", "memory",
+                   "shape", "devices", "mbc", "speedup", "xt_4096", "xt/mbc", "xt_best", "block",
+                   "xt/mbc");
+        const bench_result *first = NULL;
+        for (size_t j = 0; j < g_run.count && !first; ++j) /* the first set's mbc row */
+            if (!strcmp(g_run.results[j].rung, "mbc") &&
+                find_row(r, "mbc", g_run.results[j].devices) == &g_run.results[j])
+                first = &g_run.results[j];
+        const bench_result *x4 = find_row(r, "cublasxt_4096", r->devices), *xb = NULL;
+        for (size_t j = 0; j < g_run.count; ++j) {
+            const bench_result *q = &g_run.results[j];
+            if (!strncmp(q->rung, "cublasxt_", 9) && find_row(r, q->rung, r->devices) == q &&
+                (!xb || q->time_us < xb->time_us))
+                xb = q;
+        }
+        char c[4][24] = {"-", "-", "-", "-"};
+        if (first) snprintf(c[0], sizeof c[0], "%.2f", first->time_us / r->time_us);
+        if (x4) snprintf(c[1], sizeof c[1], "%.3f", x4->time_us * 1e-3);
+        if (xb) snprintf(c[2], sizeof c[2], "%.3f", xb->time_us * 1e-3);
+        if (xb) snprintf(c[3], sizeof c[3], "%s", xb->rung + 9);
+        printf("%-6s %-3s %-8s %-17s %-8s %10.3f %7s %10s %7s %10s %6s %7s\n", r->op, r->trans,
+               r->memory, r->shape, r->devices, r->time_us * 1e-3, c[0], c[1],
+               x4 ? (snprintf(c[1], sizeof c[1], "%.2f", x4->time_us / r->time_us), c[1]) : "-",
+               c[2], c[3], xb ? (snprintf(c[2], sizeof c[2], "%.2f", xb->time_us / r->time_us), c[2]) : "-");
+    }
+}
+
 /* --devices: one child process per entry (the same command with --devices-child ENTRY and
  * --rows-out FILE; its table goes to this stdout), then their rows merged. Returns the worst
  * child status seen, 0 1 or 2; g_fail set by a child's WRONG row. */
@@ -632,6 +681,7 @@ int main(int argc, char **argv) {
         bench_run_init(&g_run);
         sysinfo_fill_meta(&g_run.meta, "miniblas-cblas-bench", MINIBLAS_GIT_COMMIT, argc, argv);
         int worst = run_children(argc, argv);
+        print_summary();
         char *s = g_run.meta.settings; /* the first child's, with the whole list */
         bench_settings_str(s, sizeof g_run.meta.settings, "devices_list", optarg_devices(argc, argv));
         printf("\n%s: %d device set(s), %zu result rows%s\n",
