@@ -5,6 +5,8 @@
  *
  *   miniblas-cblas-bench [--ops LIST] [--sizes LIST] [--vec-sizes LIST] [--trials N] ...
  *   miniblas-cblas-bench --crossover      (suggest the crossover table of src/cblas/entry.c)
+ *   miniblas-cblas-bench --devices 1,2 --memory pageable,pinned --impls mbc,cublasxt,openblas
+ *                                         (the layer on 1 and 2 GPUs, cuBLASXt beside)
  *   miniblas-cblas-bench --help | --version
  *
  * This file: main, loading the libraries, the sweeps and the crossover search; mcb.h lists the
@@ -19,8 +21,15 @@
  *   mbc       libminiblas_cblas with its default decisions (the table in src/cblas/entry.c and
  *             any MINIBLAS_CBLAS_* environment); "path" is where its call went (cpu/gpu)
  *   mbc_gpu   libminiblas_cblas forced to the GPU (miniblas_cblas_force_path, through dlsym)
- *   plain     a plain offload: pageable cudaMemcpy of the inputs (C too when beta != 0), cuBLAS,
- *             pageable cudaMemcpy of the output back (device buffers allocated beforehand)
+ *   plain     a plain offload: cudaMemcpy of the inputs (C too when beta != 0), cuBLAS,
+ *             cudaMemcpy of the output back (device buffers allocated beforehand)
+ *   cublasxt_<block>  (--impls cublasxt; gemm) cublasXtSgemm/Dgemm on the host operands over
+ *             the GPUs of the row (cublasXtDeviceSelect), block dimension from --xt-blocks
+ *   Host operands (A, B, C): malloc, or cudaMallocHost with --memory pinned (a row each).
+ *   --devices: the program runs itself once per GPU set, MINIBLAS_CBLAS_DEVICES set in the
+ *             child (the layer reads it once per process); the children's rows are merged
+ *             (each with its devices) and summarised side by side. With N > 1 GPUs the gemm
+ *             bounds use kern_mb / N and the probe's rates of all N GPUs copying at once.
  *   kern_mb / kern_cublas   kernel only, device buffers, CUDA events: the miniblas native API
  *             (auto rung) and cuBLAS (default math: no TF32)
  *   ratio     mbc / openblas (the target: <= 1.05 at every size; SLOW beyond): the median over

@@ -78,6 +78,9 @@ if [ -x "$mcb" ]; then
   check "cublasxt and pinned memory skipped in a dry run, with a note" \
     'grep -q "note: cublasxt is skipped in a dry run" "$t/dlog" &&
      grep -q "note: pinned memory is skipped in a dry run" "$t/dlog"'
+  check "the summary: the layer over both sets side by side" \
+    'grep -q "^the layer (mbc) over the device sets" "$t/dlog" &&
+     grep -Eq "^sgemm +col pageable 48x48x48 +0,1 " "$t/dlog"'
   check "the merged result file is valid" '"$py" "$src/tests/bench_schema_check.py" "$t/d.json"'
   check "its rows: both device sets, pageable, one set of rows each" \
     '"$py" - "$t/d.json" <<'"'"'EOF'"'"'
