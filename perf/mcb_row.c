@@ -654,7 +654,7 @@ void run_row(prob *p, unsigned mask, int kernels, pred_t *pred, rowres *r) {
         want[i] = w > tmax ? tmax : w < 1 ? 1 : w;
     }
     /* the live staged way: gemm rows with the probe done, the layer on the GPU */
-    int live = kind == K_GEMM && P.done && (mask & (1u << I_MBC)) &&
+    int live = kind == K_GEMM && P.done && !p->pinned && (mask & (1u << I_MBC)) &&
                r->path[I_MBC] == MINIBLAS_CBLAS_PATH_GPU;
     double live_s[2][MAXTR];
     int nlive = 0, pair[MAXTR]; /* pair[t]: the live measurement just before the layer's trial t */
@@ -732,7 +732,12 @@ void run_row(prob *p, unsigned mask, int kernels, pred_t *pred, rowres *r) {
     if (pred && r->t[I_OB] > 0) pred->t = r->t[I_OB], pred->work = work_of(p);
 
     /* kernels (the plain offload left the inputs on the device) */
-    if (kernels && (mask & (1u << I_PLAIN))) {
+    if (kernels && p->dA) {
+        if (!(mask & (1u << I_PLAIN))) { /* the inputs on the device without the plain offload */
+            if (cudaMemcpy(p->dA, p->A, p->na * p->e, cudaMemcpyHostToDevice) != cudaSuccess ||
+                (p->dB && cudaMemcpy(p->dB, p->B, p->nb * p->e, cudaMemcpyHostToDevice) != cudaSuccess))
+                cudaGetLastError();
+        }
         if (kind == K_GEMM && p->beta != 0) /* restore C0 on the device: values stay finite */
             cudaMemcpy(p->dC, p->C0, p->nc * p->e, cudaMemcpyHostToDevice);
         r->kmb = kern_time(p, 0, &r->st_kmb);
@@ -756,6 +761,8 @@ void run_row(prob *p, unsigned mask, int kernels, pred_t *pred, rowres *r) {
            host's copy rate drifts within a run (2-4x between calls on one machine), so medians
            of the two taken separately can pair a fast moment of one with a slow one of the
            other; the median of the per-trial ratios cannot. */
+        if (p->pinned) /* the caller's memory is pinned already: DMA straight from it */
+            r->x.best = r->x.pinned, r->x.best_name = "pinned";
         double rp[MAXTR];
         int np = 0;
         for (int t = 0; t < have[I_MBC] && (mask & (1u << I_MBC)); ++t) {

@@ -208,7 +208,9 @@ static int run_one(const opdef *op, int row, int64_t m, int64_t n, int64_t k, un
     cli_progress_step(&g_prog, "%s%s %s %s%s%s", op->name, op->kind == K_GEMM ? (row ? " row" : " col") : "",
                       op->kind == K_GEMM ? sh : (snprintf(sh, sizeof sh, "n=%lld", (long long)n), sh),
                       mem_name(pinned), O.devices[0] ? " devices " : "", O.devices);
-    if (prob_init(&p, op, row, m, n, k, (mask & (1u << I_PLAIN)) != 0, pinned)) {
+    /* device buffers: the plain offload's, and the kernel-only timings' */
+    if (prob_init(&p, op, row, m, n, k, (mask & (1u << I_PLAIN)) != 0 || (kernels && !O.dry),
+                  pinned)) {
         g_fail = 1;
         return -1;
     }
