@@ -6,9 +6,9 @@ Usage:
     python3 perf/compare.py BASELINE.json CURRENT.json [--tolerance PCT] [--only-changes]
                             [--fail-missing] [--strict-reference]
 
-Rows are matched by (op, shape, trans, inc, rung, devices, memory). For a row timed in both files, with median
-times b (baseline) and c (current) and relative noises nb and nc (1.4826 MAD / median of each
-run's trials):
+Rows are matched by (op, shape, trans, inc, rung, devices, memory). For a row timed in both
+files, with median times b (baseline) and c (current) and relative noises nb and nc (1.4826 MAD /
+median of each run's trials):
 
     change    = c / b - 1
     allowance = tolerance + nb + nc          (tolerance defaults to 5 %)
