@@ -15,12 +15,7 @@ if(NOT TARGET miniblas_cblas OR NOT MINIBLAS_CPU_BLAS_PATH)
   return()
 endif()
 
-if(DEFINED ENV{MINIBLAS_CONFORMANCE_ROOT})
-  set(_mb_conf_default "$ENV{MINIBLAS_CONFORMANCE_ROOT}")
-else()
-  set(_mb_conf_default "/")
-endif()
-set(MINIBLAS_CONFORMANCE_ROOT "${_mb_conf_default}" CACHE PATH
+miniblas_path_setting(MINIBLAS_CONFORMANCE_ROOT "/"
     "Root under which usr/lib/<multiarch>/{blas,lapack} hold the reference test programs")
 
 set(_conf ${CMAKE_CURRENT_SOURCE_DIR}/conformance)

@@ -13,12 +13,7 @@ if(NOT TARGET miniblas_cblas OR NOT MINIBLAS_CPU_BLAS_PATH OR NOT TARGET minibla
   return()
 endif()
 
-if(DEFINED ENV{MINIBLAS_MPI_ROOT})
-  set(_mb_mpi_default "$ENV{MINIBLAS_MPI_ROOT}")
-else()
-  set(_mb_mpi_default "")
-endif()
-set(MINIBLAS_MPI_ROOT "${_mb_mpi_default}" CACHE PATH
+miniblas_path_setting(MINIBLAS_MPI_ROOT ""
     "Folder holding a dpkg -x unpacked Open MPI and ScaLAPACK (tests/mpi/fetch-debs.sh); empty: the system's")
 
 set(_mb_mpi_why "")
