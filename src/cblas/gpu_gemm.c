@@ -278,7 +278,10 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const gemm_job *
     }
     s->out_rows = m;
 
-    /* Phase 1: rank-ks updates of all of C, each as soon as its slabs of A and B are across. */
+    /* Phase 1: rank-ks updates of the panels [plo, phi) of C, each as soon as its slabs of A
+     * and B are across; one gemm per panel, so that a share on another device runs exactly
+     * the one-GPU schedule's gemms of its panels. */
+    int64_t c_lo = j->pc[plo], c_hi = j->pc[phi];
     for (int64_t sl = 0; sl < j->nslab; ++sl) {
         int64_t q0 = sl * j->ks;
         *what = "copy to the GPU";
@@ -286,13 +289,15 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const gemm_job *
             (err = stage(s, 0, j->d.A, j->d.lda, g->A, g->lda, g->ta, 0, m, q0, j->ks, g->a_kind)) !=
                 cudaSuccess)
             return err;
-        if (j->b_staged &&
-            (err = stage(s, 1, j->d.B, j->d.ldb, g->B, g->ldb, g->tb, q0, j->ks, 0, n, g->b_kind)) !=
-                cudaSuccess)
+        if (j->b_staged && (err = stage(s, 1, j->d.B, j->d.ldb, g->B, g->ldb, g->tb, q0, j->ks,
+                                        c_lo, c_hi - c_lo, g->b_kind)) != cudaSuccess)
             return err;
         *what = "gemm";
-        err = queue_gemm(s, j, 0, m, 0, n, q0, j->ks, sl ? 1.0 : g->beta, st);
-        if (err != cudaSuccess || *st != MINIBLAS_STATUS_SUCCESS) return err;
+        for (int64_t p = plo; p < phi; ++p) {
+            err = queue_gemm(s, j, 0, m, j->pc[p], j->pc[p + 1] - j->pc[p], q0, j->ks,
+                             sl ? 1.0 : g->beta, st);
+            if (err != cudaSuccess || *st != MINIBLAS_STATUS_SUCCESS) return err;
+        }
     }
 
     /* Phase 2, over k1..k: A row blocks and B panels (with their C panels) alternately; each
@@ -385,13 +390,12 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const gemm_job *
  *
  * Why C is bitwise the same on 1, 2 or N devices: every device runs exactly the gemms the
  * one-GPU schedule makes for its panels, with the same shapes, the same k ranges in the same
- * order (phase 1's k-slabs over all of C, then the rest of k), the same leading dimensions
+ * order (phase 1's k-slabs, one gemm per panel, then the rest of k), the same leading dimensions
  * and the same offsets in buffers of the same size, with the rung of the whole problem pinned
  * (the same name on identical GPUs). A rung's result for an element depends only on these
  * (its split-K and last-wave choices follow the gemm's shape and the GPU's SM count), so each
- * element of C is computed by the same arithmetic in the same order as on one GPU. Phase 1
- * is therefore computed over all of C by every device (only its own panels are copied back):
- * the price of identical results. The GPUs must be of one model (same SM count).
+ * element of C is computed by the same arithmetic in the same order as on one GPU. The GPUs
+ * must be of one model (same SM count). The price: every device stages all of A.
  *
  * A share that fails (out of memory, an error) leaves its columns of the caller's C final up
  * to its progress and untouched beyond (pinned C with beta == 0: the whole share is
@@ -500,7 +504,7 @@ static int gemm_split(const mbc_gemm *g, const gemm_job *geo, const mbc_split *s
  * as soon as its inputs are across:
  *
  *   phase 1 (beta == 0, k >= 2048, 2mn/(m+n) >= 6144): 4 k-slabs of depth ks = k/16: slab s of A
- *     (m x ks) and of B (ks x n), then C (+)= A_s B_s over all of C. A slab pair of
+ *     (m x ks) and of B (ks x n), then C (+)= A_s B_s over all of C (a gemm per panel). A slab pair of
  *     (m + n) ks elements brings m n ks multiply-adds (at 8192: 1.6 ms of kernel for 0.8 ms of
  *     packing), where a row block and a panel of the same bytes bring far fewer, so the GPU
  *     is kept busy from the first slab on instead of ramping up with the 2D blocks below.
