@@ -127,7 +127,7 @@ static void csv_num(FILE *f, double v) {
 
 int bench_write_csv(FILE *f, const bench_run *run) {
     fprintf(f, "op,shape,trans,inc,rung,reference,m,n,k,time_us,min_us,max_us,noise,trials,"
-               "noise_ok,rate,unit,ratio_cublas,fraction_ceiling,status,note\n");
+               "noise_ok,rate,unit,ratio_cublas,fraction_ceiling,status,note,devices,memory\n");
     for (size_t i = 0; i < run->count; ++i) {
         const bench_result *r = &run->results[i];
         csv_field(f, r->op);
@@ -157,6 +157,10 @@ int bench_write_csv(FILE *f, const bench_run *run) {
         csv_field(f, bench_status_name(r->status));
         fputc(',', f);
         csv_field(f, r->note);
+        fputc(',', f);
+        csv_field(f, r->devices);
+        fputc(',', f);
+        csv_field(f, r->memory);
         fputc('\n', f);
     }
     return ferror(f) ? -1 : 0;
@@ -321,6 +325,16 @@ int bench_write_json(FILE *f, const bench_run *run) {
         json_str(f, bench_status_name(r->status));
         fputs(", \"note\": ", f);
         json_str(f, r->note);
+        fputs(", \"devices\": ", f);
+        if (r->devices[0])
+            json_str(f, r->devices);
+        else
+            fputs("null", f);
+        fputs(", \"memory\": ", f);
+        if (r->memory[0])
+            json_str(f, r->memory);
+        else
+            fputs("null", f);
         fputc('}', f);
     }
     fputs(run->count ? "\n  ]\n}\n" : "]\n}\n", f);
@@ -362,6 +376,16 @@ int bench_write_md(FILE *f, const bench_run *run) {
         md_text(f, r->trans);
         fputs(" | ", f);
         md_text(f, r->rung);
+        if (r->devices[0]) {
+            fputs(" [devices ", f);
+            md_text(f, r->devices);
+            fputs("]", f);
+        }
+        if (r->memory[0] && strcmp(r->memory, "pageable") != 0) {
+            fputs(" [", f);
+            md_text(f, r->memory);
+            fputs("]", f);
+        }
         fprintf(f, " | %s | %s | %d | %s | %s | %s", t, nz, r->trials, rate, ratio,
                 bench_status_name(r->status));
         if (r->note[0]) {

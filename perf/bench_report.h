@@ -49,6 +49,10 @@ typedef struct bench_result {
     double fraction_ceiling; /* rate / relevant ceiling; NaN if none */
     bench_status status;
     char note[160];   /* "TF32 tensor cores", "path gpu", error text */
+    char devices[64]; /* cblas bench: the GPUs of the row (MINIBLAS_CBLAS_DEVICES, "0,1"); ""
+                         none given (JSON null) */
+    char memory[12];  /* cblas bench: "pageable" or "pinned" host operands; "" device pointers
+                         (JSON null) */
 } bench_result;
 
 /* Clocks and power of the GPU at one moment (nvidia-smi; every figure NaN / -1 if unknown). */

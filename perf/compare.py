@@ -6,9 +6,9 @@ Usage:
     python3 perf/compare.py BASELINE.json CURRENT.json [--tolerance PCT] [--only-changes]
                             [--fail-missing] [--strict-reference]
 
-Rows are matched by (op, shape, trans, inc, rung). For a row timed in both files, with median
-times b (baseline) and c (current) and relative noises nb and nc (1.4826 MAD / median of each
-run's trials):
+Rows are matched by (op, shape, trans, inc, rung, devices, memory). For a row timed in both
+files, with median times b (baseline) and c (current) and relative noises nb and nc (1.4826 MAD /
+median of each run's trials):
 
     change    = c / b - 1
     allowance = tolerance + nb + nc          (tolerance defaults to 5 %)
@@ -29,7 +29,7 @@ import json
 import math
 import sys
 
-KEY = ("op", "shape", "trans", "inc", "rung")
+KEY = ("op", "shape", "trans", "inc", "rung", "devices", "memory")
 
 
 def load(path):
@@ -41,9 +41,13 @@ def load(path):
     if not isinstance(doc, dict) or not isinstance(doc.get("results"), list):
         raise SystemExit2(f"{path}: not a benchmark result file (no \"results\" list)")
     rows = {}
+    # the cblas bench's rows before "memory" existed were all on pageable host memory
+    cblas = doc.get("tool") == "miniblas-cblas-bench"
     for r in doc["results"]:
         try:
-            key = tuple(str(r.get(k, "")) if k != "inc" else int(r.get(k) or 0) for k in KEY)
+            key = tuple(int(r.get(k) or 0) if k == "inc" else
+                        (r.get(k) or ("pageable" if cblas else "")) if k == "memory" else
+                        str(r.get(k) or "") for k in KEY)
         except (TypeError, ValueError):
             raise SystemExit2(f"{path}: a row has a bad key: {r!r}")
         rows[key] = r
@@ -85,10 +89,12 @@ def verdict(b, c, tol):
 
 
 def fmt_key(k):
-    op, shape, trans, inc, rung = k
+    op, shape, trans, inc, rung, devices, memory = k
     t = "" if trans in ("", "-") else " " + trans
     i = f" inc={inc}" if inc not in (0, 1) else ""
-    return f"{op} {shape}{t}{i} {rung}"
+    d = f" devices={devices}" if devices else ""
+    m = f" {memory}" if memory and memory != "pageable" else ""
+    return f"{op} {shape}{t}{i} {rung}{d}{m}"
 
 
 def fmt_t(r):

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cublasXt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
@@ -47,6 +48,9 @@
 
 #define MAXSZ 64
 #define MAXTR 64
+#define MAXDS 8     /* --devices entries */
+#define MAXXB 8     /* --xt-blocks entries */
+#define MAXDEV 64   /* GPUs of one device set */
 #define SHORT_CALL 20e-6 /* s: calls this short get --trials-short trials (OpenBLAS, the layer) */
 
 typedef struct opts {
@@ -77,6 +81,19 @@ typedef struct opts {
     double max_noise;              /* --max-noise as a fraction */
     const char *csv_wide, *lib, *cpu_lib;
     uint64_t seed;
+    /* several GPUs (--devices): each entry is measured in a child process of its own, which
+       sets MINIBLAS_CBLAS_DEVICES before loading the layer; the parent merges their rows */
+    char devsets[MAXDS][64];       /* the entries as given: "2" (a count) or "d0+1" (a set) */
+    int ndevsets;
+    const char *child_devset;      /* internal --devices-child ENTRY: this process measures it */
+    const char *rows_out;          /* internal --rows-out FILE: the child's rows for the parent */
+    char devices[64];              /* the set measured here, "0,1" (MINIBLAS_CBLAS_DEVICES);
+                                      "" when --devices was not given */
+    int devlist[MAXDEV], ndev;     /* the same as numbers (cublasXt, the bounds); ndev 0: unknown */
+    int mem[2], nmem;              /* --memory: 0 pageable (malloc), 1 pinned (cudaMallocHost) */
+    int64_t xt_blocks[MAXXB];      /* --xt-blocks: cublasXt's block dimensions */
+    int nxt;
+    int want_xt;                   /* --impls named cublasxt */
 } opts;
 
 extern opts O;
@@ -92,8 +109,10 @@ extern const opdef OPS[];
 #define NOPS 8
 
 
-enum { I_OB, I_MBC, I_GPU, I_PLAIN, NIMPL };
-extern const char *const IMPL_NAME[NIMPL];
+/* I_XT0 + b: cublasXt with block dimension O.xt_blocks[b] (rung "cublasxt_<block>") */
+enum { I_OB, I_MBC, I_GPU, I_PLAIN, I_XT0, NIMPL = I_XT0 + MAXXB };
+extern const char *IMPL_NAME[NIMPL];
+#define IS_XT(i) ((i) >= I_XT0 && (i) < NIMPL)
 
 /* ------------------------------------------------------------------ libraries */
 
@@ -117,6 +136,7 @@ typedef struct blasfns {
 
 extern blasfns OB, MBC;
 extern cublasHandle_t g_cublas;
+extern cublasXtHandle_t g_xt; /* on O.devlist; NULL in a dry run or without cublasxt */
 extern miniblas_handle_t g_mb;
 extern void *g_dres; /* device result slot of the kernel-only reductions */
 extern int g_fail;  /* a WRONG result or a failed call: exit 1 */
@@ -174,6 +194,10 @@ typedef struct probe_t {
     int layer_threads;
     double cp_in_layer[2], cp_out_layer[2];
     double ptrattr_s; /* one cudaPointerGetAttributes on pageable memory (the layer's check) */
+    /* several GPUs (O.ndev > 1): every GPU of the set copying its own buffer at once, the
+       bytes of all over the time of the slowest (B/s); agg_n 0: not measured */
+    int agg_n;
+    double agg_h2d_pin, agg_d2h_pin, agg_h2d_page, agg_d2h_page;
 } probe_t;
 extern probe_t P;
 int run_probe(void);
@@ -197,6 +221,7 @@ typedef struct prob {
     int64_t m, n, k;    /* gemm m n k; asum/dot n; omatcopy n x n */
     double alpha, beta;
     size_t e;
+    int pinned;         /* A, B, C from cudaMallocHost */
     void *A, *B, *C, *C0, *Cref;
     int64_t lda, ldb, ldc;
     size_t na, nb, nc; /* elements */
@@ -207,13 +232,15 @@ typedef struct prob {
     double absum;
 } prob;
 
-int prob_init(prob *p, const opdef *op, int row, int64_t m, int64_t n, int64_t k, int device);
+int prob_init(prob *p, const opdef *op, int row, int64_t m, int64_t n, int64_t k, int device,
+              int pinned);
 void prob_free(prob *p);
 
 typedef struct rowres {
     const opdef *op;
-    int row;
+    int row, pinned;
     int64_t m, n, k;
+    int best_xt;     /* the fastest cublasXt block's implementation; -1 none */
     double t[NIMPL]; /* median s per call; < 0 not run */
     int ntr[NIMPL];
     long reps[NIMPL];
@@ -236,6 +263,7 @@ typedef struct pred_t {
     double t, work;
 } pred_t;
 
+const char *mem_name(int pinned);
 void run_row(prob *p, unsigned mask, int kernels, pred_t *pred, rowres *r);
 double work_of(const prob *p);
 
@@ -251,5 +279,6 @@ void csv_wide_header(void);
 void usage(FILE *f);
 int parse_args(int argc, char **argv);
 int parse_size(const char *s, int64_t *v);
+int devset_resolve(const char *entry); /* a --devices entry into O.devices, O.devlist */
 
 #endif

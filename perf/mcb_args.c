@@ -28,8 +28,20 @@ void usage(FILE *f) {
         "                     the sizes of gemm or omatcopy only\n"
         "  --vec-sizes LIST   asum/dot lengths (default 2^4,2^5,...,2^28)\n"
         "  --layouts LIST     gemm layouts: row,col (default both)\n"
-        "  --impls LIST       implementations to time: openblas,mbc,mbc_gpu,plain (default all;\n"
-        "                     without openblas and plain, gemm results are not verified)\n"
+        "  --impls LIST       implementations to time: openblas,mbc,mbc_gpu,plain,cublasxt\n"
+        "                     (default all but cublasxt; without openblas and plain, gemm results\n"
+        "                     are not verified). cublasxt: gemm only, cublasXtSgemm/Dgemm on the\n"
+        "                     host operands over the GPUs of the row (--devices), one row per\n"
+        "                     --xt-blocks value (rung cublasxt_<block>; the fastest is marked)\n"
+        "  --xt-blocks LIST   cublasXt block dimensions, e.g. 1024,2048,4096,8192 (default 4096)\n"
+        "  --devices LIST     time the layer on each of these GPU sets, each in a child process\n"
+        "                     of its own with MINIBLAS_CBLAS_DEVICES set (the layer reads it once\n"
+        "                     per process): entries separated by commas, an entry N = the first N\n"
+        "                     GPUs (0..N-1), an entry dI+J+... = GPUs I, J, ... (e.g. 1,2 or\n"
+        "                     d1,d0+1); each row records its set (devices); default: one process,\n"
+        "                     MINIBLAS_CBLAS_DEVICES as found\n"
+        "  --memory LIST      host operands: pageable (malloc), pinned (cudaMallocHost) or both\n"
+        "                     (default pageable); each row records it (memory)\n"
         "  --trials-short N   OpenBLAS's and the layer's trials where a call takes <= 20 us\n"
         "                     (default 21; never fewer than --trials)\n"
         "  --max-seconds S    skip OpenBLAS where one call is predicted (from the previous size)\n"
@@ -55,13 +67,15 @@ void usage(FILE *f) {
         "                     else %s); the layer is told to use the same one\n"
         "  --seed N           random inputs\n"
         "  --dry-run-cpu      check the harness without a GPU: OpenBLAS against the layer's\n"
-        "                     CPU path only (no plain offload, kernels, probe; mbc_gpu falls\n"
-        "                     back to the CPU); the times mean nothing about the GPU\n"
+        "                     CPU path only (no plain offload, cublasxt, pinned memory, kernels,\n"
+        "                     probe; mbc_gpu falls back to the CPU); --devices still runs one\n"
+        "                     child per entry; the times mean nothing about the GPU\n"
         "\n", MCB_CPU_BLAS[0] ? MCB_CPU_BLAS : "(none found at configure time)");
     cli_common_usage(f, &d);
     fprintf(f, "\n"
         "Rows of --csv/--json/--md: one per implementation (openblas, mbc, mbc_gpu, plain,\n"
-        "kern_mb, kern_cublas); openblas, plain and kern_cublas are reference rows. By default\n"
+        "cublasxt_<block>, kern_mb, kern_cublas) and host memory, with the GPU set (devices);\n"
+        "openblas, plain, cublasxt_* and kern_cublas are reference rows. By default\n"
         "--max-trials equals the trial count (a fixed count); a larger value adds trials to a\n"
         "noisy implementation, within --budget.\n"
         "Exit status: 0 ok, 1 a WRONG result or a failed call, 2 usage / no CUDA device /\n"
@@ -114,18 +128,81 @@ static int parse_impls(const char *arg, unsigned *impls) {
     char buf[256], *items[8];
     int n = cli_split(arg, buf, sizeof buf, items, 8);
     *impls = 0;
+    O.want_xt = 0;
     for (int t = 0; t < n; ++t) {
+        if (!strcmp(items[t], "cublasxt")) {
+            O.want_xt = 1;
+            continue;
+        }
         int i = 0;
-        while (i < NIMPL && strcmp(items[t], IMPL_NAME[i]) != 0) ++i;
-        if (i == NIMPL) {
-            cli_error("unknown implementation '%s' in --impls (openblas, mbc, mbc_gpu, plain)",
-                      items[t]);
+        while (i < I_XT0 && strcmp(items[t], IMPL_NAME[i]) != 0) ++i;
+        if (i == I_XT0) {
+            cli_error("unknown implementation '%s' in --impls (openblas, mbc, mbc_gpu, plain, "
+                      "cublasxt)", items[t]);
             return -1;
         }
         *impls |= 1u << i;
     }
     if (n < 0) cli_error("bad --impls '%s'", arg);
-    return *impls ? 0 : -1;
+    return *impls || O.want_xt ? 0 : -1;
+}
+
+/* --devices: "N" (the first N GPUs) or "dI+J+..." (those GPUs), comma-separated. */
+static int parse_devset(const char *e, int *list, int *n) {
+    int64_t v;
+    *n = 0;
+    if (e[0] != 'd') {
+        if (cli_parse_i64(e, 1, MAXDEV, &v)) return -1;
+        for (int i = 0; i < (int)v; ++i) list[(*n)++] = i;
+        return 0;
+    }
+    char buf[64];
+    if (snprintf(buf, sizeof buf, "%s", e + 1) >= (int)sizeof buf) return -1;
+    char *save = NULL;
+    const char *last = buf + strlen(buf);
+    if (!buf[0] || buf[0] == '+' || last[-1] == '+' || strstr(buf, "++")) return -1;
+    for (char *t = strtok_r(buf, "+", &save); t; t = strtok_r(NULL, "+", &save)) {
+        if (*n >= MAXDEV || cli_parse_i64(t, 0, MAXDEV - 1, &v)) return -1;
+        for (int i = 0; i < *n; ++i)
+            if (list[i] == (int)v) return -1; /* a GPU twice */
+        list[(*n)++] = (int)v;
+    }
+    return *n > 0 ? 0 : -1;
+}
+
+static int parse_devices(const char *arg) {
+    char buf[512], *items[MAXDS + 1];
+    int n = cli_split(arg, buf, sizeof buf, items, MAXDS + 1), list[MAXDEV], nl;
+    if (n <= 0 || n > MAXDS) {
+        cli_error("bad --devices '%s' (at most %d entries: N, the first N GPUs, or dI+J+..., "
+                  "those GPUs; e.g. 1,2 or d1,d0+1)", arg, MAXDS);
+        return -1;
+    }
+    for (int t = 0; t < n; ++t) {
+        if (parse_devset(items[t], list, &nl)) {
+            cli_error("bad entry '%s' in --devices (N, the first N GPUs, 1..%d; or dI+J+..., "
+                      "distinct GPU numbers 0..%d; e.g. 1,2 or d1,d0+1)", items[t], MAXDEV,
+                      MAXDEV - 1);
+            return -1;
+        }
+        snprintf(O.devsets[t], sizeof O.devsets[t], "%s", items[t]);
+    }
+    O.ndevsets = n;
+    return 0;
+}
+
+/* The device set as MINIBLAS_CBLAS_DEVICES writes it ("0,1") into O.devices and O.devlist. */
+int devset_resolve(const char *entry) {
+    if (parse_devset(entry, O.devlist, &O.ndev)) {
+        O.ndev = 0;
+        return -1;
+    }
+    size_t l = 0;
+    O.devices[0] = '\0';
+    for (int i = 0; i < O.ndev; ++i)
+        l += (size_t)snprintf(O.devices + l, sizeof O.devices - l, "%s%d", i ? "," : "",
+                              O.devlist[i]);
+    return 0;
 }
 
 static void set_pow2(int64_t *v, int *n, int lo, int hi, int step) {
@@ -137,7 +214,8 @@ enum {
     OPT_OPS = CLI_OPT_TOOL_BASE, OPT_SIZES, OPT_GEMM_SIZES, OPT_OMAT_SIZES, OPT_VEC_SIZES,
     OPT_LAYOUTS, OPT_IMPLS, OPT_TRIALS_SHORT, OPT_MAX_SECONDS, OPT_SETTLE, OPT_SETTLE_CPU,
     OPT_ALPHA, OPT_BETA, OPT_CROSSOVER, OPT_THIN, OPT_NO_KERNELS, OPT_NO_PROBE, OPT_PROBE_MB,
-    OPT_CSV_WIDE, OPT_LIB, OPT_CPU_LIB, OPT_SEED, OPT_DRY
+    OPT_CSV_WIDE, OPT_LIB, OPT_CPU_LIB, OPT_SEED, OPT_DRY, OPT_DEVICES, OPT_MEMORY, OPT_XT_BLOCKS,
+    OPT_DEVICES_CHILD, OPT_ROWS_OUT
 };
 
 static const struct option LONG_OPTS[] = {
@@ -167,6 +245,11 @@ static const struct option LONG_OPTS[] = {
     {"cpu-lib", required_argument, 0, OPT_CPU_LIB},
     {"seed", required_argument, 0, OPT_SEED},
     {"dry-run-cpu", no_argument, 0, OPT_DRY},
+    {"devices", required_argument, 0, OPT_DEVICES},
+    {"memory", required_argument, 0, OPT_MEMORY},
+    {"xt-blocks", required_argument, 0, OPT_XT_BLOCKS},
+    {"devices-child", required_argument, 0, OPT_DEVICES_CHILD}, /* internal (--devices) */
+    {"rows-out", required_argument, 0, OPT_ROWS_OUT},           /* internal (--devices) */
     {0, 0, 0, 0}};
 
 static int bad(const char *opt, const char *arg, const char *want) {
@@ -181,11 +264,13 @@ int parse_args(int argc, char **argv) {
     cm->trials = 5;
     cm->max_time_s = 8;
     O.ops = (1u << NOPS) - 1;
-    O.impls = (1u << NIMPL) - 1;
+    O.impls = (1u << I_XT0) - 1; /* cublasxt only when named */
     O.layouts[0] = CblasRowMajor, O.layouts[1] = CblasColMajor, O.nlayouts = 2;
     O.trials_short = 21, O.max_seconds = 30, O.settle = 0.010, O.settle_cpu = 0.200;
     O.alpha = 1, O.beta = 0;
     O.probe = 1, O.kernels = 1, O.thin = 4096, O.probe_bytes = (int64_t)1 << 30, O.seed = 12345;
+    O.mem[0] = 0, O.nmem = 1;
+    O.xt_blocks[0] = 4096, O.nxt = 1;
     int ts = 0, tg = 0, to = 0, tv = 0, tsh = 0, tm = 0;
     int64_t v;
     double d;
@@ -273,10 +358,61 @@ int parse_args(int argc, char **argv) {
             O.seed = (uint64_t)v;
             break;
         case OPT_DRY: O.dry = 1; break;
+        case OPT_DEVICES:
+            if (parse_devices(a)) return -1;
+            break;
+        case OPT_MEMORY: {
+            char buf[64], *items[3];
+            int n = cli_split(a, buf, sizeof buf, items, 3);
+            O.nmem = 0;
+            for (int i = 0; i < n && n <= 2; ++i) {
+                int pin = !strcmp(items[i], "pinned") ? 1 : !strcmp(items[i], "pageable") ? 0 : -1;
+                if (pin < 0 || (O.nmem == 1 && O.mem[0] == pin)) {
+                    n = -1;
+                    break;
+                }
+                O.mem[O.nmem++] = pin;
+            }
+            if (n <= 0 || n > 2) return bad("memory", a, "pageable, pinned or pageable,pinned");
+            break;
+        }
+        case OPT_XT_BLOCKS: {
+            int64_t bl[MAXSZ];
+            int n = 0;
+            cli_size it[CLI_MAX_ITEMS];
+            const char *bd;
+            n = cli_parse_size_list(a, 1 << 20, it, &bd);
+            for (int i = 0; i < n; ++i)
+                if (it[i].ndims != 1) n = -1;
+            if (n <= 0 || n > MAXXB)
+                return bad("xt-blocks", a, "at most 8 block dimensions, e.g. 1024,2048,4096,8192");
+            for (int i = 0; i < n; ++i) {
+                bl[i] = it[i].v[0];
+                for (int j = 0; j < i; ++j)
+                    if (bl[j] == bl[i]) return bad("xt-blocks", a, "distinct block dimensions");
+            }
+            memcpy(O.xt_blocks, bl, (size_t)n * sizeof bl[0]);
+            O.nxt = n;
+            break;
+        }
+        case OPT_DEVICES_CHILD: O.child_devset = a; break;
+        case OPT_ROWS_OUT: O.rows_out = a; break;
         default: return cli_getopt_failed(id, argv);
         }
     }
     if (cli_no_operands(argc, argv)) return -1;
+    if (O.child_devset && (!O.rows_out || devset_resolve(O.child_devset)))
+        return bad("devices-child", O.child_devset, "internal: an entry of --devices, with --rows-out");
+    if (O.ndevsets && O.crossover)
+        return bad("devices", "(with --crossover)", "the crossover search runs on one GPU set");
+    /* the cublasXt implementations: one per block dimension */
+    static char xtname[MAXXB][24];
+    for (int b = 0; b < MAXXB; ++b) {
+        snprintf(xtname[b], sizeof xtname[b], "cublasxt_%lld",
+                 (long long)(b < O.nxt ? O.xt_blocks[b] : 0));
+        IMPL_NAME[I_XT0 + b] = xtname[b];
+        if (O.want_xt && b < O.nxt) O.impls |= 1u << (I_XT0 + b);
+    }
     if (cm->trials > MAXTR) return bad("trials", "(given)", "at most 64 here");
     if (cm->quick) {
         if (!CLI_GIVEN(cm, CLI_OPT_TRIALS)) cm->trials = 3;

@@ -108,6 +108,88 @@ static int sync_copy_time(void *dst, const void *src, size_t bytes, enum cudaMem
     return 0;
 }
 
+/* ---- the aggregate rates of several GPUs: one thread per GPU, each with its own pinned,
+   pageable and device buffers; the copies of one kind start together (a barrier) and the
+   time runs until the last has ended (another barrier). */
+enum { AGG_H2D_PIN, AGG_D2H_PIN, AGG_H2D_PAGE, AGG_D2H_PAGE, AGG_KINDS };
+#define AGG_REPS 6 /* the first warms up */
+typedef struct agg_dev {
+    int dev, err;
+    size_t bytes;
+    pthread_barrier_t *bar;
+} agg_dev;
+
+static int agg_copy(void *pin, void *page, void *d, size_t bytes, int kind) {
+    void *host = kind == AGG_H2D_PIN || kind == AGG_D2H_PIN ? pin : page;
+    int h2d = kind == AGG_H2D_PIN || kind == AGG_H2D_PAGE;
+    if (cudaMemcpy(h2d ? d : host, h2d ? host : d, bytes,
+                   h2d ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost) != cudaSuccess ||
+        cudaDeviceSynchronize() != cudaSuccess)
+        return cudaGetLastError(), -1;
+    return 0;
+}
+
+static void *agg_thread(void *arg) {
+    agg_dev *a = arg;
+    void *pin = NULL, *d = NULL;
+    char *page = NULL;
+    if (cudaSetDevice(a->dev) != cudaSuccess || cudaMallocHost(&pin, a->bytes) != cudaSuccess ||
+        cudaMalloc(&d, a->bytes) != cudaSuccess ||
+        !(page = aligned_alloc(4096, (a->bytes + 4095) / 4096 * 4096)))
+        a->err = 1, cudaGetLastError();
+    if (!a->err) memset(pin, 0, a->bytes), memset(page, 0, a->bytes);
+    pthread_barrier_wait(a->bar); /* ready */
+    for (int r = 0; r < AGG_REPS; ++r)
+        for (int kind = 0; kind < AGG_KINDS; ++kind) {
+            pthread_barrier_wait(a->bar);
+            if (!a->err && agg_copy(pin, page, d, a->bytes, kind)) a->err = 1;
+            pthread_barrier_wait(a->bar);
+        }
+    if (pin) cudaFreeHost(pin);
+    if (d) cudaFree(d);
+    free(page);
+    return NULL;
+}
+
+static int run_probe_multi(size_t bytes) {
+    int n = O.ndev;
+    agg_dev a[MAXDEV];
+    pthread_t th[MAXDEV];
+    pthread_barrier_t bar;
+    double s[AGG_KINDS][AGG_REPS];
+    if (pthread_barrier_init(&bar, NULL, (unsigned)n + 1)) return -1;
+    fprintf(stderr, "[probe] %d GPUs copying at once...\n", n);
+    int started = 0;
+    for (; started < n; ++started) {
+        a[started] = (agg_dev){O.devlist[started], 0, bytes, &bar};
+        if (pthread_create(&th[started], NULL, agg_thread, &a[started])) break;
+    }
+    if (started < n) { /* the barrier cannot complete: give up before using it */
+        fprintf(stderr, "cannot start the probe's threads\n");
+        exit(2);
+    }
+    pthread_barrier_wait(&bar);
+    for (int r = 0; r < AGG_REPS; ++r)
+        for (int kind = 0; kind < AGG_KINDS; ++kind) {
+            pthread_barrier_wait(&bar);
+            double t = now();
+            pthread_barrier_wait(&bar);
+            s[kind][r] = now() - t;
+        }
+    int err = 0;
+    for (int i = 0; i < n; ++i) pthread_join(th[i], NULL), err |= a[i].err;
+    pthread_barrier_destroy(&bar);
+    if (err) {
+        fprintf(stderr, "the probe of %d GPUs at once failed\n", n);
+        return -1;
+    }
+    double *out[AGG_KINDS] = {&P.agg_h2d_pin, &P.agg_d2h_pin, &P.agg_h2d_page, &P.agg_d2h_page};
+    for (int kind = 0; kind < AGG_KINDS; ++kind)
+        *out[kind] = (double)n * (double)bytes / median(s[kind] + 1, AGG_REPS - 1);
+    P.agg_n = n;
+    return 0;
+}
+
 int run_probe(void) {
     size_t bytes = (size_t)O.probe_bytes;
     void *pin = NULL, *dev = NULL;
@@ -203,6 +285,8 @@ int run_probe(void) {
     cudaFreeHost(pin);
     cudaFree(dev);
     free(page);
+    P.agg_n = 0;
+    if (O.ndev > 1 && run_probe_multi(bytes)) return -1;
     P.done = 1;
     return 0;
 }
@@ -230,6 +314,11 @@ void print_probe(FILE *f, const char *pre) {
             P.cp_out_layer[0] / G, P.cp_in_layer[1] / G, P.cp_out_layer[1] / G);
     fprintf(f, "%s  cudaPointerGetAttributes on pageable memory: %.0f ns per call (the layer's "
                "operand check, per operand of a host-pointer call)\n", pre, P.ptrattr_s * 1e9);
+    if (P.agg_n > 1)
+        fprintf(f, "%s  %d GPUs copying at once, all together: pinned H2D %.2f GB/s D2H %.2f GB/s, "
+                   "pageable H2D %.2f GB/s D2H %.2f GB/s (the gemm bounds of this run use these)\n",
+                pre, P.agg_n, P.agg_h2d_pin / G, P.agg_d2h_pin / G, P.agg_h2d_page / G,
+                P.agg_d2h_page / G);
 }
 
 /* Time of moving in_b bytes to the GPU and out_b back, by each way: see xfer_t in mcb.h. */
@@ -242,13 +331,20 @@ void xfer_best(xfer_t *x) {
 
 xfer_t xfer_times(double in_b, double out_b, double reg_b) {
     xfer_t x;
-    x.pinned = in_b / P.h2d_pin + out_b / P.d2h_pin;
-    x.pageable = in_b / P.h2d_page + out_b / P.d2h_page;
-    double si = P.cp_in_best < P.h2d_pin ? P.cp_in_best : P.h2d_pin;
-    double so = P.cp_out_best < P.d2h_pin ? P.cp_out_best : P.d2h_pin;
+    /* several GPUs: the DMA rates of all of them copying at once; the host copies of the
+       staged way share the host's memory whatever the GPUs, so their rates stay */
+    const int agg = P.agg_n > 1;
+    const double h2d_pin = agg ? P.agg_h2d_pin : P.h2d_pin, d2h_pin = agg ? P.agg_d2h_pin : P.d2h_pin;
+    const double h2d_page = agg ? P.agg_h2d_page : P.h2d_page;
+    const double d2h_page = agg ? P.agg_d2h_page : P.d2h_page;
+    const double h2d_reg = agg ? P.agg_h2d_pin : P.h2d_reg; /* registered: pinned DMA */
+    x.pinned = in_b / h2d_pin + out_b / d2h_pin;
+    x.pageable = in_b / h2d_page + out_b / d2h_page;
+    double si = P.cp_in_best < h2d_pin ? P.cp_in_best : h2d_pin;
+    double so = P.cp_out_best < d2h_pin ? P.cp_out_best : d2h_pin;
     x.staged = x.staged_probe = in_b / si + out_b / so; /* copy and DMA pipelined: the slower */
-    x.registered = (P.reg_s + P.unreg_s) / P.bytes * reg_b + in_b / P.h2d_reg +
-                   out_b / P.d2h_pin;
+    x.registered = (P.reg_s + P.unreg_s) / P.bytes * reg_b + in_b / h2d_reg +
+                   out_b / d2h_pin;
     xfer_best(&x);
     return x;
 }

@@ -37,11 +37,12 @@ static void shape_str(char *b, size_t n, const rowres *r) {
 }
 
 void print_header(void) {
-    printf("\n%-9s %-3s %-15s %10s %3s %10s %-4s %6s %10s %10s %9s %9s %9s %9s %5s %5s  %s\n",
-           "op", "lay", "shape", "openblas", "tr", "mbc", "path", "ratio", "mbc_gpu", "plain",
+    if (O.devices[0]) printf("\nGPUs %s (MINIBLAS_CBLAS_DEVICES)", O.devices);
+    printf("\n%-9s %-3s %-4s %-15s %10s %3s %10s %-4s %6s %10s %10s %9s %9s %9s %9s %5s %5s  %s\n",
+           "op", "lay", "mem", "shape", "openblas", "tr", "mbc", "path", "ratio", "mbc_gpu", "plain",
            "kern_mb", "kern_cb", "bnd_pin", "bnd_host", "r_pin", "r_hst", "check / notes");
-    printf("%-9s %-3s %-15s %10s %3s %10s %-4s %6s %10s %10s %9s %9s %9s %9s %5s %5s\n", "", "",
-           "", "ms", "", "ms", "", "paired", "ms", "ms", "ms", "ms", "ms", "ms", "", "");
+    printf("%-9s %-3s %-4s %-15s %10s %3s %10s %-4s %6s %10s %10s %9s %9s %9s %9s %5s %5s\n", "",
+           "", "", "", "ms", "", "ms", "", "paired", "ms", "ms", "ms", "ms", "ms", "ms", "", "");
 }
 
 int g_slow, g_slow_3ns, g_miss;
@@ -88,10 +89,27 @@ void print_row(const rowres *r) {
         size_t l = strlen(check);
         snprintf(check + l, sizeof check - l, "; %s", r->note);
     }
-    printf("%-9s %-3s %-15s %10s %3d %10s %-4s %6s %10s %10s %9s %9s %9s %9s %5s %5s  %s\n",
-           r->op->name, r->op->kind == K_GEMM ? (r->row ? "row" : "col") : "-", sh, t[I_OB],
+    printf("%-9s %-3s %-4s %-15s %10s %3d %10s %-4s %6s %10s %10s %9s %9s %9s %9s %5s %5s  %s\n",
+           r->op->name, r->op->kind == K_GEMM ? (r->row ? "row" : "col") : "-",
+           r->pinned ? "pin" : "page", sh, t[I_OB],
            r->ntr[I_OB], t[I_MBC], path_name(r->path[I_MBC]), ratio, t[I_GPU], t[I_PLAIN], km, kc,
            bp, bh, rp, rh, check);
+    if (r->best_xt >= 0 || (r->op->kind == K_GEMM && O.want_xt && !O.dry)) {
+        char xl[400] = "";
+        size_t l = 0;
+        for (int i = I_XT0; i < I_XT0 + O.nxt && l < sizeof xl; ++i) {
+            char tm[24];
+            fmt_ms(tm, sizeof tm, r->t[i]);
+            l += (size_t)snprintf(xl + l, sizeof xl - l, "  b%lld %s%s",
+                                  (long long)O.xt_blocks[i - I_XT0], tm,
+                                  i == r->best_xt && O.nxt > 1 ? " (best)" : "");
+        }
+        double best = r->best_xt >= 0 ? r->t[r->best_xt] : -1;
+        char sp[64] = "";
+        if (best > 0 && r->t[I_MBC] > 0)
+            snprintf(sp, sizeof sp, "; best cublasXt / mbc %.2f", best / r->t[I_MBC]);
+        printf("%-29s cublasXt ms by block:%s%s\n", "", xl, sp);
+    }
     if (r->op->kind == K_GEMM && r->bound_pin > 0 && r->m >= 4096) {
         char live[200] = "";
         if (r->live_in >= 0)
@@ -108,7 +126,7 @@ void print_row(const rowres *r) {
         fprintf(g_csv_wide, "%s,%s,%lld,%lld,%lld", r->op->name,
                 r->op->kind == K_GEMM ? (r->row ? "row" : "col") : "", (long long)r->m,
                 (long long)r->n, (long long)r->k);
-        for (int i = 0; i < NIMPL; ++i) {
+        for (int i = 0; i < I_XT0; ++i) {
             if (r->t[i] >= 0)
                 fprintf(g_csv_wide, ",%.6g,%d", r->t[i] * 1e3, r->ntr[i]);
             else
@@ -150,7 +168,7 @@ static void add_rows(const rowres *r) {
                   : kind == K_OMAT ? 2.0 * (double)r->n * (double)r->n * e
                   : kind == K_DOT  ? 2.0 * (double)r->n * e
                                    : (double)r->n * e;
-    const char *names[NIMPL + 2] = {"openblas", "mbc", "mbc_gpu", "plain", "kern_mb", "kern_cublas"};
+
     double ob_rate = r->t[I_OB] > 0 ? work / r->t[I_OB] / 1e9 : NAN;
     for (int i = 0; i < NIMPL + 2; ++i) {
         const bench_stats *st = i < NIMPL ? &r->st[i] : i == NIMPL ? &r->st_kmb : &r->st_kcb;
@@ -163,8 +181,11 @@ static void add_rows(const rowres *r) {
         snprintf(b.shape, sizeof b.shape, "%s", sh);
         snprintf(b.trans, sizeof b.trans, "%s", kind == K_GEMM ? (r->row ? "row" : "col") : "-");
         b.inc = kind == K_ASUM || kind == K_DOT ? 1 : 0;
-        snprintf(b.rung, sizeof b.rung, "%s", names[i]);
-        b.reference = i == I_OB || i == I_PLAIN || i == NIMPL + 1;
+        snprintf(b.rung, sizeof b.rung, "%s",
+                 i < NIMPL ? IMPL_NAME[i] : i == NIMPL ? "kern_mb" : "kern_cublas");
+        b.reference = i == I_OB || i == I_PLAIN || IS_XT(i) || i == NIMPL + 1;
+        snprintf(b.devices, sizeof b.devices, "%s", O.devices);
+        snprintf(b.memory, sizeof b.memory, "%s", mem_name(r->pinned));
         b.m = kind == K_GEMM ? r->m : r->n;
         b.n = kind == K_GEMM || kind == K_OMAT ? r->n : 0;
         b.k = kind == K_GEMM ? r->k : 0;
@@ -184,6 +205,10 @@ static void add_rows(const rowres *r) {
             b.ratio_cublas = b.rate / ob_rate; /* against OpenBLAS alone */
             if (i == I_MBC || i == I_GPU)
                 snprintf(b.note, sizeof b.note, "path %s", path_name(r->path[i]));
+            if (IS_XT(i))
+                snprintf(b.note, sizeof b.note, "cublasXt block %lld on GPUs %s%s",
+                         (long long)O.xt_blocks[i - I_XT0], O.devices[0] ? O.devices : "(all)",
+                         i == r->best_xt && O.nxt > 1 ? "; best block" : "");
         }
         if (bench_run_add(&g_run, &b) != 0) {
             cli_error("out of host memory");

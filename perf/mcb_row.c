@@ -14,8 +14,27 @@ static double getv(const void *p, int dbl, size_t i) {
     return dbl ? ((const double *)p)[i] : (double)((const float *)p)[i];
 }
 
+const char *mem_name(int pinned) { return pinned ? "pinned" : "pageable"; }
+
+/* The operands the implementations see: malloc (pageable) or cudaMallocHost (pinned). */
+static void *host_alloc(size_t n, int pinned) {
+    void *q = NULL;
+    if (!pinned) return malloc(n);
+    if (cudaMallocHost(&q, n) != cudaSuccess) {
+        cudaGetLastError();
+        return NULL;
+    }
+    return q;
+}
+
+static void host_free(void *q, int pinned) {
+    if (q && pinned) cudaFreeHost(q);
+    else free(q);
+}
+
 void prob_free(prob *p) {
-    free(p->A), free(p->B), free(p->C), free(p->C0), free(p->Cref), free(p->rs), free(p->cm);
+    host_free(p->A, p->pinned), host_free(p->B, p->pinned), host_free(p->C, p->pinned);
+    free(p->C0), free(p->Cref), free(p->rs), free(p->cm);
     if (p->dA) cudaFree(p->dA);
     if (p->dB) cudaFree(p->dB);
     if (p->dC) cudaFree(p->dC);
@@ -23,8 +42,9 @@ void prob_free(prob *p) {
 }
 
 int prob_init(prob *p, const opdef *op, int row, int64_t m, int64_t n, int64_t k,
-                     int device) {
+                     int device, int pinned) {
     memset(p, 0, sizeof *p);
+    p->pinned = pinned;
     p->op = op, p->row = row, p->m = m, p->n = n, p->k = k;
     p->alpha = O.alpha, p->beta = op->kind == K_GEMM ? O.beta : 0;
     p->e = op->dbl ? 8 : 4;
@@ -44,9 +64,9 @@ int prob_init(prob *p, const opdef *op, int row, int64_t m, int64_t n, int64_t k
         break;
     }
     size_t e = p->e;
-    if (p->na && !(p->A = malloc(p->na * e))) goto oom;
-    if (p->nb && !(p->B = malloc(p->nb * e))) goto oom;
-    if (p->nc && (!(p->C = malloc(p->nc * e)) || !(p->C0 = malloc(p->nc * e)) ||
+    if (p->na && !(p->A = host_alloc(p->na * e, pinned))) goto oom;
+    if (p->nb && !(p->B = host_alloc(p->nb * e, pinned))) goto oom;
+    if (p->nc && (!(p->C = host_alloc(p->nc * e, pinned)) || !(p->C0 = malloc(p->nc * e)) ||
                   !(p->Cref = malloc(p->nc * e))))
         goto oom;
     if (p->A) fill_uniform(p->A, p->na, dbl, seed + 1);
@@ -78,7 +98,8 @@ int prob_init(prob *p, const opdef *op, int row, int64_t m, int64_t n, int64_t k
     }
     return 0;
 oom:
-    fprintf(stderr, "out of host memory for %s n=%lld\n", op->name, (long long)n);
+    fprintf(stderr, "out of %s host memory for %s n=%lld\n", mem_name(pinned), op->name,
+            (long long)n);
     prob_free(p);
     return -1;
 doom:
@@ -164,8 +185,31 @@ static int plain_call(prob *p) {
     return -1;
 }
 
+/* cublasXt on the host operands, over O.devlist (cublasXtDeviceSelect in main), with block
+ * dimension O.xt_blocks[b]; its calls return when C is back in host memory. */
+static int xt_call(prob *p, int b) {
+    if (!g_xt || p->op->kind != K_GEMM) return -1;
+    CBCK(cublasXtSetBlockDim(g_xt, (int)O.xt_blocks[b]));
+    /* row-major C = A B is column-major C^T = B^T A^T */
+    size_t m = (size_t)(p->row ? p->n : p->m), n = (size_t)(p->row ? p->m : p->n),
+           k = (size_t)p->k;
+    const void *A = p->row ? p->B : p->A, *B = p->row ? p->A : p->B;
+    size_t lda = (size_t)(p->row ? p->ldb : p->lda), ldb = (size_t)(p->row ? p->lda : p->ldb);
+    if (p->op->dbl) {
+        double a = p->alpha, be = p->beta;
+        CBCK(cublasXtDgemm(g_xt, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &a, A, lda, B, ldb, &be,
+                           p->C, (size_t)p->ldc));
+    } else {
+        float a = (float)p->alpha, be = (float)p->beta;
+        CBCK(cublasXtSgemm(g_xt, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &a, A, lda, B, ldb, &be,
+                           p->C, (size_t)p->ldc));
+    }
+    return 0;
+}
+
 static int call_impl(prob *p, int impl) {
     if (impl == I_PLAIN) return plain_call(p);
+    if (IS_XT(impl)) return xt_call(p, impl - I_XT0);
     const blasfns *b = impl == I_OB ? &OB : &MBC;
     int dbl = p->op->dbl;
     blasint n = (blasint)p->n;
@@ -500,7 +544,8 @@ static void sleep_s(double s) {
 
 void run_row(prob *p, unsigned mask, int kernels, pred_t *pred, rowres *r) {
     memset(r, 0, sizeof *r);
-    r->op = p->op, r->row = p->row, r->m = p->m, r->n = p->n, r->k = p->k;
+    r->op = p->op, r->row = p->row, r->pinned = p->pinned, r->m = p->m, r->n = p->n, r->k = p->k;
+    r->best_xt = -1;
     r->kmb = r->kcb = r->bound_pin = r->bound_host = r->live_in = r->live_out = r->r_pair =
         r->r_ob_pair = -1;
     for (int i = 0; i < NIMPL; ++i) r->t[i] = r->err[i] = -1, r->path[i] = -2;
@@ -520,12 +565,14 @@ void run_row(prob *p, unsigned mask, int kernels, pred_t *pred, rowres *r) {
         mask &= ~(1u << I_OB);
         addnote(r, "the CPU BLAS has no omatcopy");
     }
+    if (kind != K_GEMM) mask &= (1u << I_XT0) - 1; /* cublasXt: gemm only */
     int ref = kind == K_GEMM ? ((mask & (1u << I_OB)) ? I_OB : I_PLAIN) : -1;
     if (kind == K_GEMM && !(mask & (1u << ref))) ref = -1;
 
     /* verification calls (the reference first), timed */
     int order[NIMPL] = {I_OB, I_PLAIN, I_MBC, I_GPU};
     if (ref == I_OB) order[0] = I_OB, order[1] = I_MBC, order[2] = I_GPU, order[3] = I_PLAIN;
+    for (int i = I_XT0; i < NIMPL; ++i) order[i] = i; /* cublasXt's blocks, checked like plain */
     double t0[NIMPL] = {0};
     for (int oi = 0; oi < NIMPL; ++oi) {
         int i = order[oi];
@@ -607,7 +654,7 @@ void run_row(prob *p, unsigned mask, int kernels, pred_t *pred, rowres *r) {
         want[i] = w > tmax ? tmax : w < 1 ? 1 : w;
     }
     /* the live staged way: gemm rows with the probe done, the layer on the GPU */
-    int live = kind == K_GEMM && P.done && (mask & (1u << I_MBC)) &&
+    int live = kind == K_GEMM && P.done && !p->pinned && (mask & (1u << I_MBC)) &&
                r->path[I_MBC] == MINIBLAS_CBLAS_PATH_GPU;
     double live_s[2][MAXTR];
     int nlive = 0, pair[MAXTR]; /* pair[t]: the live measurement just before the layer's trial t */
@@ -680,10 +727,17 @@ void run_row(prob *p, unsigned mask, int kernels, pred_t *pred, rowres *r) {
                     pr[npr++] = samp[I_MBC][a] / samp[I_OB][b];
         if (npr > 0) r->r_ob_pair = median(pr, npr);
     }
+    for (int i = I_XT0; i < NIMPL; ++i) /* the fastest cublasXt block */
+        if (r->t[i] > 0 && (r->best_xt < 0 || r->t[i] < r->t[r->best_xt])) r->best_xt = i;
     if (pred && r->t[I_OB] > 0) pred->t = r->t[I_OB], pred->work = work_of(p);
 
     /* kernels (the plain offload left the inputs on the device) */
-    if (kernels && (mask & (1u << I_PLAIN))) {
+    if (kernels && p->dA) {
+        if (!(mask & (1u << I_PLAIN))) { /* the inputs on the device without the plain offload */
+            if (cudaMemcpy(p->dA, p->A, p->na * p->e, cudaMemcpyHostToDevice) != cudaSuccess ||
+                (p->dB && cudaMemcpy(p->dB, p->B, p->nb * p->e, cudaMemcpyHostToDevice) != cudaSuccess))
+                cudaGetLastError();
+        }
         if (kind == K_GEMM && p->beta != 0) /* restore C0 on the device: values stay finite */
             cudaMemcpy(p->dC, p->C0, p->nc * p->e, cudaMemcpyHostToDevice);
         r->kmb = kern_time(p, 0, &r->st_kmb);
@@ -700,11 +754,15 @@ void run_row(prob *p, unsigned mask, int kernels, pred_t *pred, rowres *r) {
             r->x.staged = r->live_in + r->live_out;
             xfer_best(&r->x);
         }
-        double kt = r->kmb > 0 ? r->kmb : 0;
+        /* N GPUs: the kernel time of one GPU shared N ways (the bench times the kernel on the
+           first GPU of the set only) */
+        double kt = r->kmb > 0 ? r->kmb / (O.ndev > 1 ? O.ndev : 1) : 0;
         /* Paired: each of the layer's trials against the bound measured just before it. The
            host's copy rate drifts within a run (2-4x between calls on one machine), so medians
            of the two taken separately can pair a fast moment of one with a slow one of the
            other; the median of the per-trial ratios cannot. */
+        if (p->pinned) /* the caller's memory is pinned already: DMA straight from it */
+            r->x.best = r->x.pinned, r->x.best_name = "pinned";
         double rp[MAXTR];
         int np = 0;
         for (int t = 0; t < have[I_MBC] && (mask & (1u << I_MBC)); ++t) {

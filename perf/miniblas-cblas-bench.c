@@ -5,6 +5,8 @@
  *
  *   miniblas-cblas-bench [--ops LIST] [--sizes LIST] [--vec-sizes LIST] [--trials N] ...
  *   miniblas-cblas-bench --crossover      (suggest the crossover table of src/cblas/entry.c)
+ *   miniblas-cblas-bench --devices 1,2 --memory pageable,pinned --impls mbc,cublasxt,openblas
+ *                                         (the layer on 1 and 2 GPUs, cuBLASXt beside)
  *   miniblas-cblas-bench --help | --version
  *
  * This file: main, loading the libraries, the sweeps and the crossover search; mcb.h lists the
@@ -19,8 +21,15 @@
  *   mbc       libminiblas_cblas with its default decisions (the table in src/cblas/entry.c and
  *             any MINIBLAS_CBLAS_* environment); "path" is where its call went (cpu/gpu)
  *   mbc_gpu   libminiblas_cblas forced to the GPU (miniblas_cblas_force_path, through dlsym)
- *   plain     a plain offload: pageable cudaMemcpy of the inputs (C too when beta != 0), cuBLAS,
- *             pageable cudaMemcpy of the output back (device buffers allocated beforehand)
+ *   plain     a plain offload: cudaMemcpy of the inputs (C too when beta != 0), cuBLAS,
+ *             cudaMemcpy of the output back (device buffers allocated beforehand)
+ *   cublasxt_<block>  (--impls cublasxt; gemm) cublasXtSgemm/Dgemm on the host operands over
+ *             the GPUs of the row (cublasXtDeviceSelect), block dimension from --xt-blocks
+ *   Host operands (A, B, C): malloc, or cudaMallocHost with --memory pinned (a row each).
+ *   --devices: the program runs itself once per GPU set, MINIBLAS_CBLAS_DEVICES set in the
+ *             child (the layer reads it once per process); the children's rows are merged
+ *             (each with its devices) and summarised side by side. With N > 1 GPUs the gemm
+ *             bounds use kern_mb / N and the probe's rates of all N GPUs copying at once.
  *   kern_mb / kern_cublas   kernel only, device buffers, CUDA events: the miniblas native API
  *             (auto rung) and cuBLAS (default math: no TF32)
  *   ratio     mbc / openblas (the target: <= 1.05 at every size; SLOW beyond): the median over
@@ -69,6 +78,7 @@
 #include "sysinfo.h"
 
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #ifndef MINIBLAS_GIT_COMMIT
 #define MINIBLAS_GIT_COMMIT "unknown"
@@ -80,9 +90,10 @@ const opdef OPS[] = {
     {"sdot", K_DOT, 0},   {"ddot", K_DOT, 1},   {"somatcopy", K_OMAT, 0}, {"domatcopy", K_OMAT, 1},
 };
 _Static_assert(sizeof OPS / sizeof OPS[0] == NOPS, "NOPS");
-const char *const IMPL_NAME[NIMPL] = {"openblas", "mbc", "mbc_gpu", "plain"};
+const char *IMPL_NAME[NIMPL] = {"openblas", "mbc", "mbc_gpu", "plain"}; /* + cublasxt_<block> */
 blasfns OB, MBC;
 cublasHandle_t g_cublas;
+cublasXtHandle_t g_xt;
 miniblas_handle_t g_mb;
 void *g_dres; /* device result slot of the kernel-only reductions */
 int g_fail;   /* a WRONG result or a failed call: exit 1 */
@@ -190,13 +201,16 @@ double median(double *v, int n) {
 /* ------------------------------------------------------------------ sweeps */
 
 static int run_one(const opdef *op, int row, int64_t m, int64_t n, int64_t k, unsigned mask,
-                   int kernels, pred_t *pred, rowres *out) {
+                   int kernels, pred_t *pred, rowres *out, int pinned) {
     prob p;
     char sh[64];
     snprintf(sh, sizeof sh, "%lldx%lldx%lld", (long long)m, (long long)n, (long long)k);
-    cli_progress_step(&g_prog, "%s%s %s", op->name, op->kind == K_GEMM ? (row ? " row" : " col") : "",
-                      op->kind == K_GEMM ? sh : (snprintf(sh, sizeof sh, "n=%lld", (long long)n), sh));
-    if (prob_init(&p, op, row, m, n, k, (mask & (1u << I_PLAIN)) != 0)) {
+    cli_progress_step(&g_prog, "%s%s %s %s%s%s", op->name, op->kind == K_GEMM ? (row ? " row" : " col") : "",
+                      op->kind == K_GEMM ? sh : (snprintf(sh, sizeof sh, "n=%lld", (long long)n), sh),
+                      mem_name(pinned), O.devices[0] ? " devices " : "", O.devices);
+    /* device buffers: the plain offload's, and the kernel-only timings' */
+    if (prob_init(&p, op, row, m, n, k, (mask & (1u << I_PLAIN)) != 0 || (kernels && !O.dry),
+                  pinned)) {
         g_fail = 1;
         return -1;
     }
@@ -208,6 +222,13 @@ static int run_one(const opdef *op, int row, int64_t m, int64_t n, int64_t k, un
 static void run_table(void) {
     unsigned all = ((1u << I_OB) | (1u << I_MBC) | (1u << I_GPU) | (O.dry ? 0 : 1u << I_PLAIN)) &
                    O.impls;
+    if (!O.dry) all |= O.impls & ~((1u << I_XT0) - 1); /* cublasXt's blocks */
+    if (O.dry && O.want_xt) printf("note: cublasxt is skipped in a dry run (it needs a GPU)\n");
+    int nmem = 0, mem[2];
+    for (int i = 0; i < O.nmem; ++i)
+        if (O.dry && O.mem[i]) printf("note: pinned memory is skipped in a dry run (cudaMallocHost "
+                                      "needs a GPU)\n");
+        else mem[nmem++] = O.mem[i];
     for (int o = 0; o < NOPS; ++o) {
         if (!(O.ops & (1u << o))) continue;
         const opdef *op = &OPS[o];
@@ -217,12 +238,13 @@ static void run_table(void) {
             pred_t pred = {0, 0};
             const int64_t *sz = op->kind == K_GEMM ? O.sizes : op->kind == K_OMAT ? O.omsizes : O.vsizes;
             int ns = op->kind == K_GEMM ? O.nsizes : op->kind == K_OMAT ? O.nomsizes : O.nvsizes;
-            for (int s = 0; s < ns; ++s) {
-                rowres r;
-                if (run_one(op, O.layouts[li] == CblasRowMajor, sz[s], sz[s], sz[s], all,
-                            O.kernels, &pred, &r) == 0)
-                    print_row(&r);
-            }
+            for (int s = 0; s < ns; ++s)
+                for (int mi = 0; mi < nmem; ++mi) {
+                    rowres r;
+                    if (run_one(op, O.layouts[li] == CblasRowMajor, sz[s], sz[s], sz[s], all,
+                                O.kernels, mi == 0 ? &pred : NULL, &r, mem[mi]) == 0)
+                        print_row(&r);
+                }
         }
     }
 }
@@ -265,7 +287,7 @@ static int64_t sweep(const opdef *op, int row, int which, const int64_t *sz, int
         if (which == 2) n = k = O.thin;
         rowres r;
         x[s].size = sz[s], x[s].ob = x[s].gpu = -1;
-        if (run_one(op, row, m, n, k, mask, 0, &pred, &r) == 0) {
+        if (run_one(op, row, m, n, k, mask, 0, &pred, &r, 0) == 0) {
             x[s].ob = r.t[I_OB], x[s].gpu = r.t[I_GPU];
             if (r.err[I_GPU] > 1) fprintf(stderr, "  WARNING: forced GPU result WRONG\n");
             if (r.path[I_GPU] != MINIBLAS_CBLAS_PATH_GPU)
@@ -381,7 +403,9 @@ static int table_rows(void) {
         int k = OPS[o].kind;
         n += k == K_GEMM ? O.nlayouts * O.nsizes : k == K_OMAT ? O.nomsizes : O.nvsizes;
     }
-    return n;
+    int nmem = 0;
+    for (int i = 0; i < O.nmem; ++i) nmem += !(O.dry && O.mem[i]);
+    return n * nmem;
 }
 
 static void fill_meta(int argc, char **argv, const struct cudaDeviceProp *prop, int dev,
@@ -422,6 +446,213 @@ static void fill_meta(int argc, char **argv, const struct cudaDeviceProp *prop, 
     bench_settings_str(s, n, "lib", MBC.path);
     bench_settings_str(s, n, "cpu_lib", OB.path);
     bench_settings_str(s, n, "pci_bus_id", pci);
+    bench_settings_str(s, n, "memory", O.nmem == 2 ? "pageable,pinned" : mem_name(O.mem[0]));
+    char xb[128] = "";
+    for (int i = 0, l = 0; i < O.nxt && O.want_xt; ++i)
+        l += snprintf(xb + l, sizeof xb - (size_t)l, "%s%lld", i ? "," : "", (long long)O.xt_blocks[i]);
+    if (O.want_xt) bench_settings_str(s, n, "xt_blocks", xb);
+}
+
+/* ------------------------------------------------------------------ several GPU sets */
+
+/* The GPUs the layer uses in this process, when --devices did not say: MINIBLAS_CBLAS_DEVICES
+ * (a comma list; "all" or unset: every GPU). O.devices stays "" (the rows' devices: null). */
+static void env_devices(int count) {
+    const char *e = getenv("MINIBLAS_CBLAS_DEVICES");
+    O.ndev = 0;
+    if (e && e[0] && strcmp(e, "all")) {
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s", e);
+        char *save = NULL;
+        for (char *t = strtok_r(buf, ",", &save); t && O.ndev < MAXDEV; t = strtok_r(NULL, ",", &save))
+            O.devlist[O.ndev++] = atoi(t);
+    } else {
+        for (int i = 0; i < count && i < MAXDEV; ++i) O.devlist[O.ndev++] = i;
+    }
+}
+
+#define ROWS_MAGIC "miniblas-cblas-bench rows 1\n"
+
+/* A child's rows for its parent: the magic line, the meta, the count, the rows (the same
+ * program on the same machine reads them back, so the structs go as they are). */
+static int write_rows(const char *path) {
+    FILE *f = fopen(path, "wb");
+    uint64_t n = g_run.count;
+    int bad = !f || fwrite(ROWS_MAGIC, 1, strlen(ROWS_MAGIC), f) != strlen(ROWS_MAGIC) ||
+              fwrite(&g_run.meta, sizeof g_run.meta, 1, f) != 1 || fwrite(&n, sizeof n, 1, f) != 1 ||
+              (n && fwrite(g_run.results, sizeof *g_run.results, n, f) != n);
+    if (f && fclose(f)) bad = 1;
+    if (bad) cli_error("cannot write the rows to %s: %s", path, strerror(errno));
+    return bad ? -1 : 0;
+}
+
+static int read_rows(const char *path, int first) {
+    FILE *f = fopen(path, "rb");
+    char magic[64] = "";
+    bench_meta m;
+    uint64_t n = 0;
+    size_t ml = strlen(ROWS_MAGIC);
+    if (!f || fread(magic, 1, ml, f) != ml || memcmp(magic, ROWS_MAGIC, ml) ||
+        fread(&m, sizeof m, 1, f) != 1 || fread(&n, sizeof n, 1, f) != 1) {
+        if (f) fclose(f);
+        return -1;
+    }
+    if (first) {
+        char cmd[sizeof m.command];
+        memcpy(cmd, g_run.meta.command, sizeof cmd);
+        g_run.meta = m; /* the device, versions and settings of the first child */
+        memcpy(g_run.meta.command, cmd, sizeof cmd);
+    }
+    g_run.meta.gpu_end = m.gpu_end; /* the GPU after the last child */
+    for (uint64_t i = 0; i < n; ++i) {
+        bench_result r;
+        if (fread(&r, sizeof r, 1, f) != 1 || bench_run_add(&g_run, &r)) {
+            fclose(f);
+            return -1;
+        }
+    }
+    fclose(f);
+    return 0;
+}
+
+/* After the children: the layer's gemm rows side by side over the device sets, with cublasXt
+ * on the same GPUs and memory (block 4096 and the fastest block measured). */
+static const bench_result *find_row(const bench_result *like, const char *rung, const char *devices) {
+    for (size_t i = 0; i < g_run.count; ++i) {
+        const bench_result *q = &g_run.results[i];
+        if (!strcmp(q->op, like->op) && !strcmp(q->shape, like->shape) &&
+            !strcmp(q->trans, like->trans) && !strcmp(q->memory, like->memory) &&
+            !strcmp(q->devices, devices) && (!rung || !strcmp(q->rung, rung)) &&
+            q->status == BENCH_OK)
+            return q;
+    }
+    return NULL;
+}
+
+static void print_summary(void) {
+    int any = 0;
+    for (size_t i = 0; i < g_run.count; ++i) {
+        const bench_result *r = &g_run.results[i];
+        if (strcmp(r->rung, "mbc") || strcmp(r->unit, "GFLOP/s") || r->status != BENCH_OK) continue;
+        if (!any++)
+            printf("\nthe layer (mbc) over the device sets, against cublasXt on the same GPUs and "
+                   "memory (ms per call; speedup: over the first set's mbc; xt/mbc > 1: mbc faster)\n"
+                   "%-6s %-3s %-8s %-17s %-8s %10s %7s %10s %7s %10s %6s %7s\n", "op", "lay", "memory",
+                   "shape", "devices", "mbc", "speedup", "xt_4096", "xt/mbc", "xt_best", "block",
+                   "xt/mbc");
+        const bench_result *first = NULL;
+        for (size_t j = 0; j < g_run.count && !first; ++j) /* the first set's mbc row */
+            if (!strcmp(g_run.results[j].rung, "mbc") &&
+                find_row(r, "mbc", g_run.results[j].devices) == &g_run.results[j])
+                first = &g_run.results[j];
+        const bench_result *x4 = find_row(r, "cublasxt_4096", r->devices), *xb = NULL;
+        for (size_t j = 0; j < g_run.count; ++j) {
+            const bench_result *q = &g_run.results[j];
+            if (!strncmp(q->rung, "cublasxt_", 9) && find_row(r, q->rung, r->devices) == q &&
+                (!xb || q->time_us < xb->time_us))
+                xb = q;
+        }
+        char c[4][24] = {"-", "-", "-", "-"};
+        if (first) snprintf(c[0], sizeof c[0], "%.2f", first->time_us / r->time_us);
+        if (x4) snprintf(c[1], sizeof c[1], "%.3f", x4->time_us * 1e-3);
+        if (xb) snprintf(c[2], sizeof c[2], "%.3f", xb->time_us * 1e-3);
+        if (xb) snprintf(c[3], sizeof c[3], "%s", xb->rung + 9);
+        printf("%-6s %-3s %-8s %-17s %-8s %10.3f %7s %10s %7s %10s %6s %7s\n", r->op, r->trans,
+               r->memory, r->shape, r->devices, r->time_us * 1e-3, c[0], c[1],
+               x4 ? (snprintf(c[1], sizeof c[1], "%.2f", x4->time_us / r->time_us), c[1]) : "-",
+               c[2], c[3], xb ? (snprintf(c[2], sizeof c[2], "%.2f", xb->time_us / r->time_us), c[2]) : "-");
+    }
+}
+
+/* --devices: one child process per entry (the same command with --devices-child ENTRY and
+ * --rows-out FILE; its table goes to this stdout), then their rows merged. Returns the worst
+ * child status seen, 0 1 or 2; g_fail set by a child's WRONG row. */
+static int run_children(int argc, char **argv) {
+    char exe[4096];
+    ssize_t el = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (el <= 0) {
+        cli_error("cannot find this program (/proc/self/exe) to run --devices");
+        return 2;
+    }
+    exe[el] = '\0';
+    int worst = 0;
+    for (int d = 0; d < O.ndevsets; ++d) {
+        char tmp[] = "/tmp/miniblas-cblas-bench-rows-XXXXXX", a1[96], a2[96];
+        int fd = mkstemp(tmp);
+        if (fd < 0) {
+            cli_error("cannot create a temporary file: %s", strerror(errno));
+            return 2;
+        }
+        close(fd);
+        snprintf(a1, sizeof a1, "--devices-child=%s", O.devsets[d]);
+        snprintf(a2, sizeof a2, "--rows-out=%s", tmp);
+        char **av = calloc((size_t)argc + 3, sizeof *av);
+        if (!av) return 2;
+        for (int i = 0; i < argc; ++i) av[i] = argv[i];
+        av[argc] = a1, av[argc + 1] = a2, av[argc + 2] = NULL;
+        printf("\n==== devices %s (a child process: MINIBLAS_CBLAS_DEVICES) ====\n", O.devsets[d]);
+        fflush(stdout);
+        fflush(stderr);
+        pid_t pid = fork();
+        if (pid == 0) {
+            execv(exe, av);
+            _exit(127);
+        }
+        free(av);
+        int st = 0, rc = 2;
+        if (pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st)) rc = WEXITSTATUS(st);
+        if (rc == 1) g_fail = 1;
+        if ((rc == 0 || rc == 1) && read_rows(tmp, d == 0)) {
+            cli_error("cannot read the rows of devices %s", O.devsets[d]);
+            rc = 2;
+        } else if (rc != 0 && rc != 1) {
+            cli_error("the run on devices %s failed (%s %d)", O.devsets[d],
+                      pid > 0 && WIFSIGNALED(st) ? "signal" : "exit status",
+                      pid > 0 && WIFSIGNALED(st) ? WTERMSIG(st) : rc);
+            rc = 2;
+        }
+        if (rc > worst) worst = rc;
+        unlink(tmp);
+    }
+    return worst;
+}
+
+/* The result files and the comparison with --baseline; frees the rows; the exit status. */
+static int finish(cli_outputs *outs, int rc) {
+    if ((outs->csv && bench_write_csv(outs->csv, &g_run)) ||
+        (outs->json && bench_write_json(outs->json, &g_run)) ||
+        (outs->md && bench_write_md(outs->md, &g_run)) || cli_close_outputs(&O.com, outs))
+        rc = 1;
+    if (O.com.baseline) {
+        const char *cur = O.com.json;
+        char tmp[] = "/tmp/miniblas-cblas-bench-XXXXXX";
+        if (!cur) {
+            int fd = mkstemp(tmp);
+            FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+            if (f && bench_write_json(f, &g_run) == 0 && fclose(f) == 0) cur = tmp;
+        }
+        printf("\n");
+        int crc = cur ? cli_run_compare(O.com.baseline, cur, O.com.tolerance_pct) : -1;
+        if (cur == tmp) unlink(tmp);
+        if (crc < 0 || crc == 2) {
+            cli_error("the comparison with %s could not be made", O.com.baseline);
+            if (rc == 0) rc = 2;
+        } else if (crc == 3 && rc == 0) {
+            rc = 3;
+        }
+    }
+    bench_run_free(&g_run);
+    return rc;
+}
+
+/* The --devices value as given (the last one), for the settings. */
+static const char *optarg_devices(int argc, char **argv) {
+    const char *v = "";
+    for (int i = 1; i < argc; ++i) {
+        if (!strncmp(argv[i], "--devices=", 10)) v = argv[i] + 10;
+        else if (!strcmp(argv[i], "--devices") && i + 1 < argc) v = argv[++i];
+    }
+    return v;
 }
 
 int main(int argc, char **argv) {
@@ -436,7 +667,12 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (!O.lib) O.lib = default_cblas_lib();
-    if (O.com.baseline) {
+    const int child = O.child_devset != NULL, parent = O.ndevsets > 0 && !child;
+    if (parent && O.csv_wide) {
+        cli_error("--csv-wide is not available with --devices (use --csv or --json)");
+        return 2;
+    }
+    if (O.com.baseline && !child) {
         FILE *bf = fopen(O.com.baseline, "r");
         if (!bf) {
             cli_error("cannot read --baseline %s: %s", O.com.baseline, strerror(errno));
@@ -450,8 +686,21 @@ int main(int argc, char **argv) {
     }
     /* the output files now, before anything is measured: a bad path costs nothing */
     cli_outputs outs;
-    if (cli_open_outputs(&O.com, &outs) != 0) return 2;
-    if (O.csv_wide) {
+    memset(&outs, 0, sizeof outs);
+    if (!child && cli_open_outputs(&O.com, &outs) != 0) return 2; /* a child: --rows-out only */
+    if (parent) { /* each device set in a child process, then the rows merged */
+        bench_run_init(&g_run);
+        sysinfo_fill_meta(&g_run.meta, "miniblas-cblas-bench", MINIBLAS_GIT_COMMIT, argc, argv);
+        int worst = run_children(argc, argv);
+        print_summary();
+        char *s = g_run.meta.settings; /* the first child's, with the whole list */
+        bench_settings_str(s, sizeof g_run.meta.settings, "devices_list", optarg_devices(argc, argv));
+        printf("\n%s: %d device set(s), %zu result rows%s\n",
+               g_fail ? "FAILED" : worst ? "INCOMPLETE" : "done", O.ndevsets, g_run.count,
+               g_fail ? "; some result was WRONG or a call failed" : "");
+        return finish(&outs, g_fail ? 1 : worst ? 2 : 0);
+    }
+    if (O.csv_wide && !child) {
         g_csv_wide = fopen(O.csv_wide, "w");
         if (!g_csv_wide) {
             cli_error("cannot write %s: %s", O.csv_wide, strerror(errno));
@@ -468,6 +717,16 @@ int main(int argc, char **argv) {
         cli_error("no CUDA device (%s); --dry-run-cpu runs without one",
                 ce != cudaSuccess ? cudaGetErrorString(ce) : "device count is 0");
         return 2;
+    }
+    if (child) { /* this process's GPU set, for the layer (read when it starts) */
+        for (int i = 0; i < O.ndev; ++i)
+            if (!O.dry && O.devlist[i] >= count) {
+                cli_error("--devices %s: no GPU %d (%d found)", O.child_devset, O.devlist[i], count);
+                return 2;
+            }
+        setenv("MINIBLAS_CBLAS_DEVICES", O.devices, 1);
+    } else {
+        env_devices(O.dry ? 1 : count);
     }
     const char *devs = getenv("MINIBLAS_CBLAS_DEVICES"); /* the layer's device: the first listed */
     if (!devs || !devs[0]) devs = getenv("MINIBLAS_CBLAS_DEVICE");
@@ -517,6 +776,11 @@ int main(int argc, char **argv) {
             return 2;
         }
         cublasSetPointerMode(g_cublas, CUBLAS_POINTER_MODE_HOST);
+        if (O.want_xt && (cublasXtCreate(&g_xt) != CUBLAS_STATUS_SUCCESS ||
+                          cublasXtDeviceSelect(g_xt, O.ndev, O.devlist) != CUBLAS_STATUS_SUCCESS)) {
+            cli_error("cannot create a cublasXt handle on GPUs %s", O.devices[0] ? O.devices : "(all)");
+            return 2;
+        }
     }
 
     /* what runs */
@@ -524,6 +788,9 @@ int main(int argc, char **argv) {
     int (*ob_threads)(void) = (int (*)(void))dlsym(OB.h, "openblas_get_num_threads");
     printf("miniblas-cblas-bench: %s (device %d, %d SMs), %d host cores\n", prop.name, dev,
            prop.multiProcessorCount, ncpu());
+    if (O.devices[0] || O.want_xt)
+        printf("  GPUs of the layer%s: %s (%d)\n", O.want_xt ? " and cublasXt" : "",
+               O.devices[0] ? O.devices : "all", O.ndev);
     printf("  layer: %s (GPU %s; CPU BLAS %s)\n", MBC.path, gpu_ok ? "usable" : "NOT usable",
            layer_cpu ? layer_cpu : "none");
     printf("  CPU BLAS alone: %s%s%s, %d threads\n", OB.path, ob_config ? ": " : "",
@@ -570,32 +837,16 @@ int main(int argc, char **argv) {
     if (g_csv_wide && fclose(g_csv_wide) != 0) cli_error("error writing %s", O.csv_wide);
     if (!O.dry) sysinfo_gpu_state(pci, &g_run.meta.gpu_end);
     int rc = g_fail ? 1 : 0;
-    if ((outs.csv && bench_write_csv(outs.csv, &g_run)) ||
-        (outs.json && bench_write_json(outs.json, &g_run)) ||
-        (outs.md && bench_write_md(outs.md, &g_run)) || cli_close_outputs(&O.com, &outs))
-        rc = 1;
-    if (O.com.baseline) {
-        const char *cur = O.com.json;
-        char tmp[] = "/tmp/miniblas-cblas-bench-XXXXXX";
-        if (!cur) {
-            int fd = mkstemp(tmp);
-            FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-            if (f && bench_write_json(f, &g_run) == 0 && fclose(f) == 0) cur = tmp;
-        }
-        printf("\n");
-        int crc = cur ? cli_run_compare(O.com.baseline, cur, O.com.tolerance_pct) : -1;
-        if (cur == tmp) unlink(tmp);
-        if (crc < 0 || crc == 2) {
-            cli_error("the comparison with %s could not be made", O.com.baseline);
-            if (rc == 0) rc = 2;
-        } else if (crc == 3 && rc == 0) {
-            rc = 3;
-        }
+    if (child) {
+        if (write_rows(O.rows_out)) rc = 2;
+    } else {
+        rc = finish(&outs, rc);
     }
     bench_run_free(&g_run);
     if (!O.dry) {
         miniblas_destroy(g_mb);
         cublasDestroy(g_cublas);
+        if (g_xt) cublasXtDestroy(g_xt);
         cudaFree(g_dres);
     }
     return rc;

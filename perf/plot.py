@@ -75,11 +75,14 @@ def groups_of(rows, wanted):
         rate, t = float(r["rate"]), float(r["time_us"])
         lo = rate * t / r["max_us"] if r.get("max_us") else rate
         hi = rate * t / r["min_us"] if r.get("min_us") else rate
-        groups.setdefault(key, collections.OrderedDict()).setdefault(r["rung"], []).append(
+        # the cblas bench's rows of several GPU sets and host memories: a line each
+        name = r["rung"] + (f" devices {r['devices']}" if r.get("devices") else "") + \
+            (" pinned" if r.get("memory") == "pinned" else "")
+        groups.setdefault(key, collections.OrderedDict()).setdefault(name, []).append(
             (size_of(r), rate, lo, hi))
         units[key] = r["unit"]
         if r.get("reference"):
-            refs.add(r["rung"])
+            refs.add(name)
     for g in groups.values():
         for pts in g.values():
             pts.sort()

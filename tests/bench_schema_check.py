@@ -34,6 +34,9 @@ ROW = {
     "unit": (STR, False), "ratio_cublas": (NUM, True), "fraction_ceiling": (NUM, True),
     "correct": (BOOL, True), "status": (STR, False), "note": (STR, False),
 }
+# added within schema version 2 (absent in older files): the cblas bench's GPUs and host memory
+ROW_ADDED = {"devices": STR, "memory": STR}
+MEMORY = {"pageable", "pinned"}
 STATUSES = {"ok", "wrong", "skipped", "unsupported", "error"}
 
 
@@ -79,6 +82,16 @@ def validate(doc):
                 errs.append(f"row {i}: missing {k}")
             elif not (is_type(r[k], t) or (nullable and r[k] is None)):
                 errs.append(f"row {i}: {k} is not a {t}: {r[k]!r}")
+        for k, t in ROW_ADDED.items():
+            if r.get(k) is not None and not is_type(r[k], t):
+                errs.append(f"row {i}: {k} is not a {t}: {r[k]!r}")
+        if doc.get("tool") == "miniblas-cblas-bench":
+            if r.get("memory") not in MEMORY:
+                errs.append(f"row {i}: memory {r.get('memory')!r} is not pageable or pinned")
+            d = r.get("devices")
+            if d is not None and not (isinstance(d, str) and d and
+                                      all(x.isdigit() for x in d.split(","))):
+                errs.append(f"row {i}: devices {d!r} is not a list of device numbers")
         if r.get("status") not in STATUSES:
             errs.append(f"row {i}: status {r.get('status')!r}")
         if r.get("status") == "ok":

@@ -52,5 +52,54 @@ if [ -x "$mcb" ]; then
   check "markdown table" 'grep -q "^| sasum | 2^12 | - | mbc |" "$t/a.md"'
   check "a file against itself: exit 0, no SLOW" \
     '"$py" "$src/perf/compare.py" "$t/a.json" "$t/a.json" >"$t/cmp" && ! grep -q "^SLOW" "$t/cmp"'
+  # several GPU sets, host memory kinds, cublasXt: strict values
+  expect 2 "miniblas-cblas-bench: bad entry '0' in --devices" "$mcb" --devices 0
+  expect 2 "miniblas-cblas-bench: bad entry 'd0+0' in --devices" "$mcb" --devices 1,d0+0
+  expect 2 "miniblas-cblas-bench: bad entry 'd' in --devices" "$mcb" --devices d
+  expect 2 "miniblas-cblas-bench: bad entry 'd1+' in --devices" "$mcb" --devices d1+
+  expect 2 "miniblas-cblas-bench: bad entry 'x2' in --devices" "$mcb" --devices x2
+  expect 2 "miniblas-cblas-bench: bad entry '65' in --devices" "$mcb" --devices 65
+  expect 2 "miniblas-cblas-bench: bad --devices '1,2,3,4,5,6,7,8,1'" "$mcb" --devices 1,2,3,4,5,6,7,8,1
+  expect 2 "miniblas-cblas-bench: bad value 'paged' for --memory" "$mcb" --memory paged
+  expect 2 "miniblas-cblas-bench: bad value 'pinned,pinned' for --memory" "$mcb" --memory pinned,pinned
+  expect 2 "miniblas-cblas-bench: bad value '0' for --xt-blocks" "$mcb" --xt-blocks 0
+  expect 2 "miniblas-cblas-bench: bad value '4096,4096' for --xt-blocks" "$mcb" --xt-blocks 4096,4096
+  expect 2 "miniblas-cblas-bench: bad value '12x' for --xt-blocks" "$mcb" --xt-blocks 12x
+  expect 2 "miniblas-cblas-bench: unknown implementation 'xt'" "$mcb" --impls mbc,xt
+  expect 2 "miniblas-cblas-bench: --csv-wide is not available with --devices" \
+    "$mcb" --devices 1 --csv-wide "$t/w.csv"
+  # one child process per GPU set (the CPU path in a dry run), rows merged with their set
+  check "cblas bench --dry-run-cpu --devices 1,d0+1 --memory pageable,pinned --impls ...,cublasxt" \
+    '"$mcb" "${args[@]}" --devices 1,d0+1 --memory pageable,pinned --impls openblas,mbc,cublasxt \
+       --xt-blocks 1024,4096 --json "$t/d.json" --csv "$t/d.csv" --md "$t/d.md" >"$t/dlog" 2>&1'
+  check "each child says which GPUs" \
+    'grep -q "^==== devices 1 " "$t/dlog" && grep -q "^==== devices d0+1 " "$t/dlog" &&
+     grep -q "env MINIBLAS_CBLAS_DEVICES=0,1" "$t/dlog"'
+  check "cublasxt and pinned memory skipped in a dry run, with a note" \
+    'grep -q "note: cublasxt is skipped in a dry run" "$t/dlog" &&
+     grep -q "note: pinned memory is skipped in a dry run" "$t/dlog"'
+  check "the summary: the layer over both sets side by side" \
+    'grep -q "^the layer (mbc) over the device sets" "$t/dlog" &&
+     grep -Eq "^sgemm +col pageable 48x48x48 +0,1 " "$t/dlog"'
+  check "the merged result file is valid" '"$py" "$src/tests/bench_schema_check.py" "$t/d.json"'
+  check "its rows: both device sets, pageable, one set of rows each" \
+    '"$py" - "$t/d.json" <<'"'"'EOF'"'"'
+import json, sys
+rows = json.load(open(sys.argv[1]))["results"]
+keys = [(r["op"], r["rung"], r["devices"], r["memory"]) for r in rows]
+want = {(op, rung, d, "pageable") for op in ("sgemm", "sasum") for rung in ("openblas", "mbc")
+        for d in ("0", "0,1")}
+sys.exit(0 if len(keys) == len(set(keys)) and set(keys) == want else 1)
+EOF'
+  check "csv: devices and memory columns" \
+    'head -1 "$t/d.csv" | grep -q ",note,devices,memory$" && grep -q ",\"0,1\",pageable$" "$t/d.csv"'
+  check "markdown: the device set beside the implementation" \
+    'grep -q "^| sgemm | 48x48x48 | col | mbc \[devices 0,1\] |" "$t/d.md"'
+  check "compare.py keeps the device sets apart (no row missing, each set listed)" \
+    '"$py" "$src/perf/compare.py" "$t/d.json" "$t/d.json" >"$t/dcmp" && ! grep -q "missing in" "$t/dcmp" &&
+     grep -q "sgemm 48x48x48 col mbc devices=0,1" "$t/dcmp" && grep -q "sgemm 48x48x48 col mbc devices=0 " "$t/dcmp"'
+  check "compare.py: a cblas result file from before memory existed matches pageable rows" \
+    '"$py" -c "import json,sys; d=json.load(open(sys.argv[1])); [r.pop(\"memory\") for r in d[\"results\"]]; json.dump(d,open(sys.argv[2],\"w\"))" "$t/a.json" "$t/old.json" &&
+     "$py" "$src/perf/compare.py" "$t/old.json" "$t/a.json" >"$t/ocmp" && ! grep -q "missing in" "$t/ocmp"'
 fi
 exit $fail

@@ -112,3 +112,19 @@ if(TARGET test_cblas_layer_cpu AND TARGET miniblas_cblas)
       ENVIRONMENT "TSAN_OPTIONS=halt_on_error=1 exitcode=66 report_signal_unsafe=0;OPENBLAS_NUM_THREADS=1")
   endif()
 endif()
+
+# the multi-GPU split plan (src/cblas/mgpu_plan.c, pure C), compiled in
+if(TARGET test_cblas_split_cpu)
+  target_sources(test_cblas_split_cpu PRIVATE ${PROJECT_SOURCE_DIR}/src/cblas/mgpu_plan.c)
+  target_include_directories(test_cblas_split_cpu PRIVATE ${PROJECT_SOURCE_DIR}/src/cblas)
+endif()
+
+# gemm on host operands over several GPUs (tests/test_cblas_multigpu.c): exits 77 with fewer
+# than 2 GPUs. libminiblas_cblas only (it dlopens OpenBLAS) and the CUDA runtime (pinned memory).
+if(TARGET miniblas_cblas)
+  add_executable(test_cblas_multigpu ${CMAKE_CURRENT_SOURCE_DIR}/test_cblas_multigpu.c)
+  target_link_libraries(test_cblas_multigpu PRIVATE miniblas_cblas CUDA::cudart m)
+  add_test(NAME test_cblas_multigpu COMMAND test_cblas_multigpu)
+  set_tests_properties(test_cblas_multigpu PROPERTIES LABELS "gpu;multigpu" SKIP_RETURN_CODE 77
+                       TIMEOUT 900)
+endif()

@@ -113,7 +113,7 @@ static void test_csv(const char *path, bench_run *run) {
     CHECK(t != NULL);
     if (!t) return;
     const char *head = "op,shape,trans,inc,rung,reference,m,n,k,time_us,min_us,max_us,noise,"
-                       "trials,noise_ok,rate,unit,ratio_cublas,fraction_ceiling,status,note\n";
+                       "trials,noise_ok,rate,unit,ratio_cublas,fraction_ceiling,status,note,devices,memory\n";
     CHECK(strncmp(t, head, strlen(head)) == 0);
     CHECK(strstr(t, "\"note with, comma | pipe and \"\"quotes\"\"\"") != NULL);
     CHECK(strstr(t, "sgemm,4096x4096x4096,NN,0,cublas,1,4096,4096,4096,2700,2690,2750,0.004,7,1,") != NULL);

@@ -77,7 +77,9 @@ static void defaults_equal(const mbc_config *c, const char *what) {
           what, (long long)c->panel, (long long)c->kslab, (long long)c->nslab);
     CHECK(c->chunk_max == (size_t)16 << 20, "%s: chunk %zu", what, c->chunk_max);
     CHECK(c->copy_threads == 8, "%s: copy_threads %d (8 cores)", what, c->copy_threads);
-    CHECK(c->test_fail_gemm == -1, "%s: test_fail_gemm %lld", what, (long long)c->test_fail_gemm);
+    CHECK(c->test_fail_gemm == -1 && c->test_fail_dev == -1, "%s: test_fail_gemm %lld@%d", what,
+          (long long)c->test_fail_gemm, c->test_fail_dev);
+    CHECK(c->split_cols == -1, "%s: split_cols %lld", what, (long long)c->split_cols);
 }
 
 static void test_defaults(void) {
@@ -113,7 +115,7 @@ static void test_good(void) {
                          "MINIBLAS_CBLAS_MIN_OMATCOPY=1",
                          "MINIBLAS_CBLAS_VERBOSE=3",
                          "MINIBLAS_CBLAS_PTR_CHECK=0",
-                         "MINIBLAS_CBLAS_TUNING=panel=2048,kslab=off,nslab=64,chunk_mb=4096,copy_threads=3",
+                         "MINIBLAS_CBLAS_TUNING=panel=2048,kslab=off,nslab=64,chunk_mb=4096,copy_threads=3,split_cols=4096",
                          "MINIBLAS_CBLAS_TEST_FAIL_GEMM=7",
                          NULL};
     CHECK(read_env(env, &c, out, sizeof out) == 0, "good values: lines\n%s", out);
@@ -134,7 +136,9 @@ static void test_good(void) {
               c.copy_threads == 3,
           "tuning: panel %lld kslab %lld nslab %lld chunk %zu threads %d", (long long)c.panel,
           (long long)c.kslab, (long long)c.nslab, c.chunk_max, c.copy_threads);
-    CHECK(c.test_fail_gemm == 7, "test_fail_gemm %lld", (long long)c.test_fail_gemm);
+    CHECK(c.test_fail_gemm == 7 && c.test_fail_dev == -1, "test_fail_gemm %lld@%d",
+          (long long)c.test_fail_gemm, c.test_fail_dev);
+    CHECK(c.split_cols == 4096, "split_cols %lld", (long long)c.split_cols);
 
     const char *env2[] = {"MINIBLAS_CBLAS_DEVICE=3", "MINIBLAS_CBLAS_GPU=yes",
                           "MINIBLAS_CBLAS_TUNING=kslab=512,panel=auto,,chunk_mb=1", NULL};
@@ -144,6 +148,12 @@ static void test_good(void) {
     CHECK(c.gpu_enabled == 1 && c.kslab == 512 && c.panel == 0 && c.chunk_max == (size_t)1 << 20,
           "gpu %d kslab %lld panel %lld chunk %zu", c.gpu_enabled, (long long)c.kslab,
           (long long)c.panel, c.chunk_max);
+
+    const char *env4[] = {"MINIBLAS_CBLAS_TEST_FAIL_GEMM=5@1", "MINIBLAS_CBLAS_TUNING=split_cols=auto", NULL};
+    CHECK(read_env(env4, &c, out, sizeof out) == 0, "fail at 5@1: lines\n%s", out);
+    CHECK(c.test_fail_gemm == 5 && c.test_fail_dev == 1 && c.split_cols == -1,
+          "5@1: test_fail_gemm %lld@%d split_cols %lld", (long long)c.test_fail_gemm,
+          c.test_fail_dev, (long long)c.split_cols);
 
     const char *env3[] = {"MINIBLAS_CBLAS_DEVICES=all", "MINIBLAS_CBLAS_TUNING=kslab=auto,panel=0", NULL};
     CHECK(read_env(env3, &c, out, sizeof out) == 0, "all: lines\n%s", out);
@@ -178,6 +188,10 @@ static void test_bad(void) {
     one_bad("MINIBLAS_CBLAS_DEVICES=1,", "MINIBLAS_CBLAS_DEVICES");
     one_bad("MINIBLAS_CBLAS_DEVICE=-1", "MINIBLAS_CBLAS_DEVICE");
     one_bad("MINIBLAS_CBLAS_TEST_FAIL_GEMM=-1", "MINIBLAS_CBLAS_TEST_FAIL_GEMM");
+    one_bad("MINIBLAS_CBLAS_TEST_FAIL_GEMM=3@x", "MINIBLAS_CBLAS_TEST_FAIL_GEMM");
+    one_bad("MINIBLAS_CBLAS_TEST_FAIL_GEMM=3@64", "MINIBLAS_CBLAS_TEST_FAIL_GEMM");
+    one_bad("MINIBLAS_CBLAS_TEST_FAIL_GEMM=@1", "MINIBLAS_CBLAS_TEST_FAIL_GEMM");
+    one_bad("MINIBLAS_CBLAS_TUNING=split_cols=-2", "split_cols");
     one_bad("MINIBLAS_CBLAS_TUNING=pannel=96", "pannel");
     one_bad("MINIBLAS_CBLAS_TUNING=panel", "panel");
     one_bad("MINIBLAS_CBLAS_TUNING=panel=abc", "panel");

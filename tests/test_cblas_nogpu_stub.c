@@ -9,8 +9,7 @@
 #include <stdio.h>
 #include "cblas_internal.h"
 
-int mbc_gpu_probe(int device, char *msg, size_t msg_size) {
-    (void)device;
+int mbc_gpu_probe(char *msg, size_t msg_size) {
     mbc_cfg.cuda_memory = 1;
     snprintf(msg, msg_size, "test stub: a device CUDA cannot use");
     return 0;
@@ -19,6 +18,7 @@ int mbc_gpu_probe(int device, char *msg, size_t msg_size) {
 int mbc_ptr_kind(const void *p, size_t bytes) { return mbc_ptr_kind_nocuda(p, bytes); }
 
 void mbc_gpu_atfork_child(void) {}
+void mbc_mgpu_atfork_child(void) {}
 
 int mbc_gpu_gemm(const mbc_gemm *g, mbc_progress *prog, char *msg, size_t msg_size) {
     (void)g;

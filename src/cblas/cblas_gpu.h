@@ -75,14 +75,16 @@ typedef struct mbc_state {
     cudaEvent_t tev[NTEV + 1]; /* verbose 2: [0, ntev) around the gemms, [NTEV] the call's start */
     int ntev;                  /* -1: no GPU trace in this call */
     int64_t ngemm;             /* gemms queued in this call (MINIBLAS_CBLAS_TEST_FAIL_GEMM) */
+    int64_t fail_gemm;         /* this call fails at that gemm on this device; -1: never */
 } mbc_state;
 
 /* ------------------------------------------------------------------ state, frame (gpu_state.c) */
 
-/* One GPU call: the calling thread's state on the layer's device, the caller's device
- * restored at the end. */
+/* One GPU call: the calling thread's state on the layer's device (or, for a share of a
+ * multi-device gemm, on the share's device), the caller's device restored at the end. */
 typedef struct mbc_frame {
     mbc_state *s;
+    int device;
     int prev_device;
     char *msg;
     size_t msg_size;
@@ -91,6 +93,7 @@ typedef struct mbc_frame {
 /* Enter: set the device, get the thread's state, reset the per-call fields (elem: element
  * size). 0, or -1 with msg written. */
 int mbc_frame_enter(mbc_frame *f, size_t elem, char *msg, size_t msg_size);
+int mbc_frame_enter_dev(mbc_frame *f, int device, size_t elem, char *msg, size_t msg_size);
 /* Leave: on failure (err or st), wait for whatever is queued (ignoring errors), decide whether
  * the error is sticky (then the GPU is off for the rest of the process), and describe it in
  * the frame's msg ("what: cause", detail: the handle's error text if not NULL). 0 or -1. */
@@ -125,6 +128,14 @@ cudaError_t mbc_d2h_2d(mbc_state *s, char *hd, int64_t ldh, const char *ds, int6
  * the progress. mbc_drain_out: every pending one, oldest first. */
 cudaError_t mbc_finish_out(mbc_state *s, int slot);
 cudaError_t mbc_drain_out(mbc_state *s);
+
+/* ------------------------------------------------------------------ device workers (mgpu.c) */
+
+/* Run fn(ctx, i) for i in [0, n): i = 0 on the calling thread, i >= 1 on worker thread i (one
+ * persistent thread per extra device of the list, started on first use), and return when all
+ * are done. One such call at a time in the process: -1 (nothing run) when another thread's is
+ * under way or a worker cannot be started; the caller then runs the call on one device. */
+int mbc_mgpu_run(int n, void (*fn)(void *ctx, int i), void *ctx);
 
 /* ------------------------------------------------------------------ tracing (trace.c) */
 

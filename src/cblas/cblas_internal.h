@@ -12,7 +12,8 @@
  *   diag.c       MINIBLAS_<OP> rung settings the GPU cannot honour, said once
  *   gpu_state.c  the GPU side: probe, pointer kinds, per-thread state, the call frame
  *   staging.c    pinned chunks, device buffers, the host copies (copy pool), copies in/out
- *   gpu_gemm.c   the schedule of a staged gemm
+ *   gpu_gemm.c   the schedule of a staged gemm, and its split over several GPUs
+ *   mgpu_plan.c  the split plan (pure C); mgpu.c: one worker thread per extra GPU
  *   gpu_ops.c    asum, dot, omatcopy on the GPU
  *   trace.c      MINIBLAS_CBLAS_VERBOSE=2 timing lines of a GPU gemm
  *   ptr.c, fork.c, copypool.c: address-only host checks, fork() children, the copy pool
@@ -52,7 +53,7 @@ typedef struct mbc_config {
     int ndevices;           /* MINIBLAS_CBLAS_DEVICES (alias MINIBLAS_CBLAS_DEVICE): the list; */
     int devices[MBC_MAX_DEVICES]; /* 0 with all_devices */
     int all_devices;        /* "all" */
-    int device;             /* the device the layer runs on: the first listed (0 for all) */
+    int device;             /* the first device of the list (0 for all or unset) */
     int64_t xover[MBC_X_COUNT]; /* MINIBLAS_CBLAS_MIN_*: the crossovers */
     int verbose;            /* MINIBLAS_CBLAS_VERBOSE: 0, 1 (notices), 2 (+ a line per call), 3 */
     int ptr_check;          /* MINIBLAS_CBLAS_PTR_CHECK: classify pointers (device/managed/pinned) */
@@ -62,12 +63,17 @@ typedef struct mbc_config {
     int64_t nslab;          /* nslab=: most k-slabs in phase 1 (at most half of k in all) */
     size_t chunk_max;       /* chunk_mb=: largest pinned staging chunk, bytes */
     int copy_threads;       /* copy_threads=: host threads packing staging buffers */
+    int64_t split_cols;     /* split_cols=: several GPUs: the least columns of C per device,
+                               any volume (-1: automatic, mgpu_plan.h) */
     /* tests only */
-    int64_t test_fail_gemm; /* MINIBLAS_CBLAS_TEST_FAIL_GEMM: a staged gemm fails after this
-                               many of its GPU gemms; -1: off */
+    int64_t test_fail_gemm; /* MINIBLAS_CBLAS_TEST_FAIL_GEMM=N[@P]: a staged gemm fails after
+                               N of its GPU gemms; -1: off */
+    int test_fail_dev;      /* ...@P: only on the P-th device of the list (from 0); -1: every one */
     /* found at initialisation, not settings */
     int gpu;                /* 1: a usable GPU was found and MINIBLAS_CBLAS_GPU is not 0 */
     int cuda_memory;        /* 0 when the probe found no CUDA device: no pointer can be device memory */
+    int nuse;               /* the devices the layer runs on (the list resolved by the probe): */
+    int use[MBC_MAX_DEVICES]; /* use[0] is `device`; gemm on host operands may use them all */
 } mbc_config;
 
 extern mbc_config mbc_cfg;
@@ -127,6 +133,7 @@ void mbc_quick_update(void);       /* entry.c: recompute the quick paths' limits
                                       settings, a forced path, a lost GPU) */
 void mbc_fork_init(void);          /* fork.c: the pthread_atfork handlers, from mbc_init */
 void mbc_gpu_atfork_child(void);   /* gpu_state.c: forget the parent's GPU state (no CUDA calls) */
+void mbc_mgpu_atfork_child(void);  /* mgpu.c: the device workers stayed in the parent */
 
 /* MINIBLAS_SGEMM, MINIBLAS_DGEMM, ... naming no rung of their op, or one this GPU / math mode
  * does not permit: one line each on `out` (diag.c; called once, at initialisation, when a GPU
@@ -238,7 +245,9 @@ int mbc_gpu_dot(int dbl, int64_t n, const void *x, int64_t incx, int x_kind, con
 int mbc_gpu_omatcopy(int dbl, int trans, int64_t rows, int64_t cols, double alpha,
                      const void *A, int64_t lda, int a_kind, void *B, int64_t ldb, int b_kind,
                      char *msg, size_t msg_size);
-/* Probe for a usable GPU (called once by mbc_init when MINIBLAS_CBLAS_GPU is not 0). */
-int mbc_gpu_probe(int device, char *msg, size_t msg_size);
+/* Probe for usable GPUs (called once by mbc_init when MINIBLAS_CBLAS_GPU is not 0): resolves
+ * the device list (all or unset: every device CUDA shows) into mbc_cfg.use / nuse. 0 (msg
+ * says why) when there is none or the list names a device that does not exist. */
+int mbc_gpu_probe(char *msg, size_t msg_size);
 
 #endif

@@ -131,7 +131,8 @@ static const setting g_settings[] = {
     {"MINIBLAS_CBLAS_PTR_CHECK", V_BOOL, F32(ptr_check), 0, 1, 0, "0 or 1"},
     {"MINIBLAS_CBLAS_TUNING", V_TUNING, 0, 0, 0, 0, 0, "key=value,..."},
     /* tests only: a staged gemm fails after this many GPU gemms (tests/test_cblas_faults_gpu.c) */
-    {"MINIBLAS_CBLAS_TEST_FAIL_GEMM", V_INT, F64(test_fail_gemm), 0, INT64_MAX, 0, "an integer >= 0"},
+    /* N@P: only on the P-th device of the list (tests/test_cblas_multigpu.c) */
+    {"MINIBLAS_CBLAS_TEST_FAIL_GEMM", V_INT, F64(test_fail_gemm), 0, INT64_MAX, 0, "an integer >= 0, or N@P"},
 };
 
 /* The keys of MINIBLAS_CBLAS_TUNING. */
@@ -141,6 +142,7 @@ static const setting g_tuning[] = {
     {"nslab", V_INT, F64(nslab), 1, 64, 0, "1 to 64"},
     {"chunk_mb", V_INT, F64(chunk_max), 1, 4096, 0, "1 to 4096"},
     {"copy_threads", V_INT, F32(copy_threads), 1, 1024, 0, "1 to 1024"},
+    {"split_cols", V_AUTO, F64(split_cols), 1, (int64_t)1 << 31, -1, "auto or a width in columns"},
 };
 
 /* Variables of the schedule that are now keys of MINIBLAS_CBLAS_TUNING or gone. */
@@ -199,7 +201,7 @@ static int read_tuning(mbc_config *cfg, const char *v, FILE *err) {
         if (!s) {
             if (err)
                 fprintf(err, "miniblas_cblas: MINIBLAS_CBLAS_TUNING: ignoring '%s%s%s' (keys: "
-                             "panel, kslab, nslab, chunk_mb, copy_threads; e.g. "
+                             "panel, kslab, nslab, chunk_mb, copy_threads, split_cols; e.g. "
                              "panel=2048,chunk_mb=16)\n",
                         item, eq ? "=" : "", eq ? eq + 1 : "");
             ++lines;
@@ -246,11 +248,13 @@ int mbc_config_read(mbc_config *cfg, const char *(*get)(const char *name), long 
     cfg->panel = 0;   /* automatic: n/8, at least 2M elements of C */
     cfg->kslab = -1;  /* automatic */
     cfg->nslab = 4;
+    cfg->split_cols = -1; /* automatic: mgpu_plan.h */
     /* 16 MB: a block of an operand is DMA'd piece by piece while the rest is packed */
     cfg->chunk_max = (size_t)16 << 20;
     /* every core, at most 16: the copy pool does not wait for descheduled threads */
     cfg->copy_threads = ncpu > 16 ? 16 : (ncpu > 0 ? (int)ncpu : 1);
     cfg->test_fail_gemm = -1;
+    cfg->test_fail_dev = -1;
 
     int lines = 0;
     for (size_t i = 0; i < COUNT(g_settings); ++i) {
@@ -269,7 +273,20 @@ int mbc_config_read(mbc_config *cfg, const char *(*get)(const char *name), long 
             if (strlen(v) >= sizeof cfg->cpu_blas_lib) rc = -1, cfg->cpu_blas_lib[0] = '\0';
             break;
         case V_BOOL: rc = parse_bool(v, &x); break;
-        case V_INT: rc = parse_int(v, s->lo, s->hi, &x); break;
+        case V_INT:
+            if (s->offset == offsetof(mbc_config, test_fail_gemm) && strchr(v, '@')) {
+                char n[32];
+                size_t len = strcspn(v, "@");
+                int64_t p = 0;
+                rc = len >= sizeof n ? -1 : 0;
+                if (!rc) memcpy(n, v, len), n[len] = '\0';
+                if (!rc) rc = parse_int(v + len + 1, 0, MBC_MAX_DEVICES - 1, &p);
+                if (!rc) rc = parse_int(n, s->lo, s->hi, &x);
+                if (!rc) cfg->test_fail_dev = (int)p;
+                break;
+            }
+            rc = parse_int(v, s->lo, s->hi, &x);
+            break;
         case V_SIZE:
             if (!strcmp(v, "never") || !strcmp(v, "off")) x = MBC_NEVER;
             else rc = parse_int(v, 0, INT64_MAX, &x);

@@ -40,6 +40,7 @@ static _Atomic uint32_t generation;       /* bumped when a job is published */
 static _Atomic int64_t n_items, done_items;
 static void (*_Atomic job_fn)(void *, int64_t);
 static void *_Atomic job_ctx;
+_Thread_local int mbc_pool_wait;
 
 static uint64_t now_ns(void) {
     struct timespec t;
@@ -101,7 +102,10 @@ void mbc_pool_atfork_child(void) {
 void mbc_pool_run(int64_t n, void (*fn)(void *, int64_t), void *ctx, int nthreads) {
     if (n <= 0) return;
     if (nthreads > POOL_MAX + 1) nthreads = POOL_MAX + 1;
-    if (nthreads <= 1 || n == 1 || n > (int64_t)UINT32_MAX || pthread_mutex_trylock(&pool_lock)) {
+    int wait = mbc_pool_wait && nthreads > 1 && n > 1 && n <= (int64_t)UINT32_MAX;
+    if (wait) pthread_mutex_lock(&pool_lock); /* a share of a split gemm (see copypool.h) */
+    if (!wait && (nthreads <= 1 || n == 1 || n > (int64_t)UINT32_MAX ||
+                  pthread_mutex_trylock(&pool_lock))) {
         for (int64_t i = 0; i < n; ++i) fn(ctx, i); /* alone, or the pool is busy */
         return;
     }

@@ -13,6 +13,12 @@
 
 void mbc_pool_run(int64_t n, void (*fn)(void *ctx, int64_t i), void *ctx, int nthreads);
 
+/* Set by the threads that drive the devices of a split gemm (gpu_gemm.c) for the call: such a
+ * thread waits for the pool instead of copying alone while another device's thread holds it.
+ * The devices' threads take turns with every copy thread, rather than one of them packing
+ * single-threaded, since the host's memory bandwidth is what they share. */
+extern _Thread_local int mbc_pool_wait;
+
 /* In the child of fork(): the parent's workers do not exist here and its locks may be held;
  * start afresh (workers are started again on demand). */
 void mbc_pool_atfork_child(void);

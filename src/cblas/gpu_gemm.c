@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "cblas_gpu.h"
+#include "mgpu_plan.h"
+#include "copypool.h"
 
 #define MAXPAN 64 /* gemm panels of one call (the width grows to stay below) */
 
@@ -73,7 +75,7 @@ static cudaError_t queue_gemm(mbc_state *s, const gemm_job *j, int64_t r0, int64
     miniblas_transpose_t tb = g->tb ? MiniblasTrans : MiniblasNoTrans;
     const char *A = devA(j, r0, q0), *B = devB(j, q0, c0);
     char *C = at(j->d.C, j->d.ldc, r0, c0, j->e);
-    if (mbc_cfg.test_fail_gemm >= 0 && s->ngemm++ >= mbc_cfg.test_fail_gemm) {
+    if (s->fail_gemm >= 0 && s->ngemm++ >= s->fail_gemm) {
         /* MINIBLAS_CBLAS_TEST_FAIL_GEMM (tests): a real failure of the handle, its cause in
          * miniblas_last_error, after the gemms queued so far (which run and may write C) */
         *st = miniblas_set_rung(s->h, g->dbl ? MINIBLAS_OP_DGEMM : MINIBLAS_OP_SGEMM,
@@ -174,15 +176,12 @@ static int pin_rung(mbc_state *s, const mbc_gemm *g) {
     return name && miniblas_set_rung(s->h, op, name) == MINIBLAS_STATUS_SUCCESS;
 }
 
-/* The staged gemm (some operand on the host). */
-static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const char **what,
-                               miniblas_status_t *st) {
-    size_t e = s->elem;
+/* The geometry of a staged gemm (some operand on the host): its panels, k-slabs and row
+ * blocks, a function of the problem and the settings only (not of the device or the state). */
+static void plan_geometry(const mbc_gemm *g, size_t e, gemm_job *j) {
     int64_t m = g->m, n = g->n, k = g->k;
     int touched = k > 0 && g->alpha != 0;
-    gemm_job J;
-    memset(&J, 0, sizeof J);
-    gemm_job *j = &J;
+    memset(j, 0, sizeof *j);
     j->g = g;
     j->e = e;
     j->a_staged = touched && g->a_kind != MBC_DEVICE;
@@ -228,9 +227,22 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const char **wha
         j->mb = round_up((m + ABLOCKS - 1) / ABLOCKS, 64);
         j->nblk = (m + j->mb - 1) / j->mb;
     }
+}
+
+/* The staged gemm of panels [plo, phi) of C (all of them: the one-GPU schedule; a share of a
+ * multi-device gemm otherwise, see gemm_split), with the geometry `geo` (plan_geometry). */
+static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const gemm_job *geo,
+                               int64_t plo, int64_t phi, const char **what,
+                               miniblas_status_t *st) {
+    size_t e = s->elem;
+    int64_t m = g->m, n = g->n, k = g->k;
+    gemm_job J = *geo;
+    gemm_job *j = &J;
+    int64_t nb = j->nb;
+    j->ready = plo, j->opan = plo, j->ocol = j->pc[plo];
     int64_t k1 = j->ks * j->nslab, kr = k - k1;
-    int64_t geo[5] = {j->npan, j->nb, j->nblk, j->nslab, j->ks};
-    memcpy(s->tr.geo, geo, sizeof geo);
+    int64_t tg[5] = {j->npan, j->nb, j->nblk, j->nslab, j->ks};
+    memcpy(s->tr.geo, tg, sizeof tg);
 
     /* Chunk size: one piece per operand block where possible. */
     int64_t elems = 0;
@@ -266,7 +278,10 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const char **wha
     }
     s->out_rows = m;
 
-    /* Phase 1: rank-ks updates of all of C, each as soon as its slabs of A and B are across. */
+    /* Phase 1: rank-ks updates of the panels [plo, phi) of C, each as soon as its slabs of A
+     * and B are across; one gemm per panel, so that a share on another device runs exactly
+     * the one-GPU schedule's gemms of its panels. */
+    int64_t c_lo = j->pc[plo], c_hi = j->pc[phi];
     for (int64_t sl = 0; sl < j->nslab; ++sl) {
         int64_t q0 = sl * j->ks;
         *what = "copy to the GPU";
@@ -274,21 +289,52 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const char **wha
             (err = stage(s, 0, j->d.A, j->d.lda, g->A, g->lda, g->ta, 0, m, q0, j->ks, g->a_kind)) !=
                 cudaSuccess)
             return err;
-        if (j->b_staged &&
-            (err = stage(s, 1, j->d.B, j->d.ldb, g->B, g->ldb, g->tb, q0, j->ks, 0, n, g->b_kind)) !=
-                cudaSuccess)
+        if (j->b_staged && (err = stage(s, 1, j->d.B, j->d.ldb, g->B, g->ldb, g->tb, q0, j->ks,
+                                        c_lo, c_hi - c_lo, g->b_kind)) != cudaSuccess)
             return err;
         *what = "gemm";
-        err = queue_gemm(s, j, 0, m, 0, n, q0, j->ks, sl ? 1.0 : g->beta, st);
-        if (err != cudaSuccess || *st != MINIBLAS_STATUS_SUCCESS) return err;
+        for (int64_t p = plo; p < phi; ++p) {
+            err = queue_gemm(s, j, 0, m, j->pc[p], j->pc[p + 1] - j->pc[p], q0, j->ks,
+                             sl ? 1.0 : g->beta, st);
+            if (err != cudaSuccess || *st != MINIBLAS_STATUS_SUCCESS) return err;
+        }
     }
 
     /* Phase 2, over k1..k: A row blocks and B panels (with their C panels) alternately; each
      * arrival queues one gemm for every block of C whose A and B are now both across. */
     double beta2 = k1 > 0 ? 1.0 : g->beta;
     int64_t sa = 0, sb = 0; /* row blocks / panels across */
-    while (sa < j->nblk || sb < j->npan) {
-        if (sa < j->nblk && (sa <= sb || sb == j->npan)) {
+    if (plo > 0) {
+        /* A share after the first (plo >= nblk - 1: mgpu_plan.h): each of its panels has, in
+         * the one-GPU schedule, one gemm of its own over all rows, queued once all of A is
+         * across; the same gemm here. */
+        *what = "copy to the GPU";
+        for (; sa < j->nblk; ++sa)
+            if (j->a_staged &&
+                (err = stage(s, 0, j->d.A, j->d.lda, g->A, g->lda, g->ta, sa * j->mb,
+                             min64(j->mb, m - sa * j->mb), k1, kr, g->a_kind)) != cudaSuccess)
+                return err;
+        for (sb = plo; sb < phi; ++sb) {
+            int64_t c0 = j->pc[sb], nc = j->pc[sb + 1] - c0;
+            *what = "copy to the GPU";
+            if (j->b_staged &&
+                (err = stage(s, 1, j->d.B, j->d.ldb, g->B, g->ldb, g->tb, k1, kr, c0, nc,
+                             g->b_kind)) != cudaSuccess)
+                return err;
+            if (j->c_in && (err = stage(s, 2, j->d.C, j->d.ldc, g->C, g->ldc, 0, 0, m, c0, nc,
+                                        g->c_kind)) != cudaSuccess)
+                return err;
+            *what = "gemm";
+            err = queue_gemm(s, j, 0, m, c0, nc, k1, kr, beta2, st);
+            if (err != cudaSuccess || *st != MINIBLAS_STATUS_SUCCESS) return err;
+            *what = "copy from the GPU";
+            if ((err = panel_done(s, j)) != cudaSuccess) return err;
+        }
+    }
+    /* The one-GPU schedule; the first share stops after panel phi - 1 (phi >= nblk - 1: the
+     * gemms of its panels are those of the one-GPU schedule). */
+    while (plo == 0 && (sa < j->nblk || sb < phi)) {
+        if (sa < j->nblk && (sa <= sb || sb == phi)) {
             int64_t r0 = sa * j->mb, nr = min64(j->mb, m - r0);
             *what = "copy to the GPU";
             if (j->a_staged &&
@@ -334,13 +380,131 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const char **wha
 }
 
 /*
+ * Several GPUs. A gemm on host operands (every operand host memory, pageable or pinned) is
+ * split when MINIBLAS_CBLAS_DEVICES lists several devices and the call is large enough
+ * (mgpu_plan.h): the one-GPU geometry (plan_geometry) is computed once, and its panels of C
+ * are dealt in contiguous runs, one per device (mbc_split_plan): the first device keeps the
+ * head (the panels whose gemms span several panels or part of the rows) and is driven by the
+ * calling thread; every other device by a worker thread of its own (mgpu.c), each with its
+ * own state: streams, pinned chunks, device buffers.
+ *
+ * Why C is bitwise the same on 1, 2 or N devices: every device runs exactly the gemms the
+ * one-GPU schedule makes for its panels, with the same shapes, the same k ranges in the same
+ * order (phase 1's k-slabs, one gemm per panel, then the rest of k), the same leading dimensions
+ * and the same offsets in buffers of the same size, with the rung of the whole problem pinned
+ * (the same name on identical GPUs). A rung's result for an element depends only on these
+ * (its split-K and last-wave choices follow the gemm's shape and the GPU's SM count), so each
+ * element of C is computed by the same arithmetic in the same order as on one GPU. The GPUs
+ * must be of one model (same SM count). The price: every device stages all of A.
+ *
+ * A share that fails (out of memory, an error) leaves its columns of the caller's C final up
+ * to its progress and untouched beyond (pinned C with beta == 0: the whole share is
+ * recomputed); the rest of the share is finished on the CPU BLAS once every device is done.
+ */
+typedef struct split_share {
+    int rc;
+    mbc_progress prog;
+    char msg[300];
+} split_share;
+
+typedef struct split_call {
+    const mbc_gemm *g;
+    const gemm_job *geo;
+    const mbc_split *sp;
+    split_share sh[MBC_SPLIT_MAX];
+} split_call;
+
+/* Share i on device use[i] (run by mbc_mgpu_run on the share's thread). */
+static void run_share(void *ctx, int i) {
+    split_call *c = ctx;
+    const mbc_gemm *g = c->g;
+    split_share *r = &c->sh[i];
+    int64_t plo = c->sp->first[i], phi = c->sp->first[i + 1];
+    size_t e = g->dbl ? sizeof(double) : sizeof(float);
+    mbc_frame f;
+    r->prog.done_col = c->geo->pc[plo];
+    r->prog.done_row = 0;
+    r->rc = -1;
+    if (mbc_frame_enter_dev(&f, mbc_cfg.use[i], e, r->msg, sizeof r->msg)) return;
+    mbc_state *s = f.s;
+    s->prog.done_col = c->geo->pc[plo];
+    s->ntev = -1;
+    miniblas_status_t st = MINIBLAS_STATUS_SUCCESS;
+    const char *what = "gemm";
+    int pinned = pin_rung(s, g);
+    mbc_pool_wait = 1;
+    cudaError_t err = gemm_staged(s, g, c->geo, plo, phi, &what, &st);
+    mbc_pool_wait = 0;
+    char detail[300] = "";
+    if (err == cudaSuccess && st != MINIBLAS_STATUS_SUCCESS)
+        snprintf(detail, sizeof detail, "%s", miniblas_last_error(s->h));
+    if (pinned) miniblas_set_rung(s->h, g->dbl ? MINIBLAS_OP_DGEMM : MINIBLAS_OP_SGEMM, "auto");
+    r->prog = s->prog;
+    if (g->c_kind == MBC_PINNED && g->beta == 0) /* unknown: recompute the share (beta == 0) */
+        r->prog.done_col = c->geo->pc[plo], r->prog.done_row = 0;
+    r->rc = mbc_frame_leave_detail(&f, err, st, what, detail);
+}
+
+/* Columns [c0, c1) of C on the CPU BLAS, from row r0 of column c0 on. 0, or -1 without one. */
+static int cpu_columns(const mbc_gemm *g, int64_t c0, int64_t r0, int64_t c1) {
+    size_t e = g->dbl ? sizeof(double) : sizeof(float);
+    const char *A = g->A, *B = g->B;
+    char *C = g->C;
+    if (c0 >= c1) return 0;
+    if (r0 > 0) { /* the rest of column c0 */
+        if (mbc_cpu_gemm_colmajor(g->dbl, g->ta, g->tb, g->m - r0, 1, g->k, g->alpha,
+                                  A + (size_t)(g->ta ? r0 * g->lda : r0) * e, g->lda,
+                                  B + (size_t)(g->tb ? c0 : c0 * g->ldb) * e, g->ldb, g->beta,
+                                  C + (size_t)(r0 + c0 * g->ldc) * e, g->ldc))
+            return -1;
+        ++c0;
+    }
+    if (c0 < c1 &&
+        mbc_cpu_gemm_colmajor(g->dbl, g->ta, g->tb, g->m, c1 - c0, g->k, g->alpha, A, g->lda,
+                              B + (size_t)(g->tb ? c0 : c0 * g->ldb) * e, g->ldb, g->beta,
+                              C + (size_t)c0 * (size_t)g->ldc * e, g->ldc))
+        return -1;
+    return 0;
+}
+
+/* The gemm split over several devices: 0 done, -1 failed (msg), 1 not run (the device
+ * workers are busy with another thread's call: the caller runs it on one device). */
+static int gemm_split(const mbc_gemm *g, const gemm_job *geo, const mbc_split *sp,
+                      mbc_progress *prog, char *msg, size_t msg_size) {
+    split_call c;
+    c.g = g, c.geo = geo, c.sp = sp;
+    if (mbc_mgpu_run(sp->ndev, run_share, &c)) return 1;
+    int rc = 0, failed = 0;
+    for (int i = 0; i < sp->ndev; ++i) {
+        split_share *r = &c.sh[i];
+        if (r->rc == 0) continue;
+        ++failed;
+        mbc_notice("gemm: device %d failed on columns %lld..%lld (%s); finishing them on the CPU BLAS",
+                   mbc_cfg.use[i], (long long)geo->pc[sp->first[i]],
+                   (long long)geo->pc[sp->first[i + 1]] - 1, r->msg);
+        if (cpu_columns(g, r->prog.done_col, r->prog.done_row, geo->pc[sp->first[i + 1]])) {
+            if (rc == 0) snprintf(msg, msg_size, "device %d: %s (no CPU BLAS to finish its share)",
+                                  mbc_cfg.use[i], r->msg);
+            rc = -1;
+        }
+    }
+    /* Without a CPU BLAS C is partly written: say so (entry.c reports it undefined). */
+    prog->done_col = rc ? 1 : 0;
+    prog->done_row = 0;
+    if (mbc_cfg.verbose >= 2)
+        mbc_notice("gemm m=%lld n=%lld k=%lld over %d devices, %d failed", (long long)g->m,
+                   (long long)g->n, (long long)g->k, sp->ndev, failed);
+    return rc;
+}
+
+/*
  * Schedule of a gemm with operands on the host (column-major, C m x n = op(A) op(B), k deep).
  * Three streams: copies in, compute, copies out. The host packs inputs into pinned chunks of at
  * most 16 MB (each DMA'd as soon as it is full, while the next is packed) and queues each gemm
  * as soon as its inputs are across:
  *
  *   phase 1 (beta == 0, k >= 2048, 2mn/(m+n) >= 6144): 4 k-slabs of depth ks = k/16: slab s of A
- *     (m x ks) and of B (ks x n), then C (+)= A_s B_s over all of C. A slab pair of
+ *     (m x ks) and of B (ks x n), then C (+)= A_s B_s over all of C (a gemm per panel). A slab pair of
  *     (m + n) ks elements brings m n ks multiply-adds (at 8192: 1.6 ms of kernel for 0.8 ms of
  *     packing), where a row block and a panel of the same bytes bring far fewer, so the GPU
  *     is kept busy from the first slab on instead of ramping up with the 2D blocks below.
@@ -360,6 +524,20 @@ int mbc_gpu_gemm(const mbc_gemm *g, mbc_progress *prog, char *msg, size_t msg_si
     size_t e = g->dbl ? sizeof(double) : sizeof(float);
     mbc_frame f;
     prog->done_col = prog->done_row = 0;
+    if (mbc_cfg.nuse > 1 && g->k > 0 && g->alpha != 0 && g->a_kind != MBC_DEVICE &&
+        g->b_kind != MBC_DEVICE && g->c_kind != MBC_DEVICE) { /* several GPUs (gemm_split) */
+        gemm_job geo;
+        mbc_split sp;
+        plan_geometry(g, e, &geo);
+        int tuned = mbc_cfg.split_cols > 0;
+        mbc_split_plan(geo.npan, geo.pc, geo.nblk - 1, mbc_cfg.nuse, g->m, g->k,
+                       tuned ? mbc_cfg.split_cols : MBC_SPLIT_MIN_COLS,
+                       tuned ? 0 : MBC_SPLIT_MIN_VOLUME, &sp);
+        if (sp.ndev > 1) {
+            int rc = gemm_split(g, &geo, &sp, prog, msg, msg_size);
+            if (rc <= 0) return rc;
+        }
+    }
     if (mbc_frame_enter(&f, e, msg, msg_size)) return -1;
     mbc_state *s = f.s;
     cudaError_t err = cudaSuccess;
@@ -386,7 +564,9 @@ int mbc_gpu_gemm(const mbc_gemm *g, mbc_progress *prog, char *msg, size_t msg_si
         if (err == cudaSuccess && st == MINIBLAS_STATUS_SUCCESS)
             what = "sync", err = cudaStreamSynchronize(s->s_comp);
     } else {
-        err = gemm_staged(s, g, &what, &st);
+        gemm_job geo;
+        plan_geometry(g, e, &geo);
+        err = gemm_staged(s, g, &geo, 0, geo.npan, &what, &st);
     }
     /* the cause, before resetting the rung (a successful call clears the handle's error) */
     char detail[300] = "";

@@ -56,14 +56,23 @@ static void state_destroy(mbc_state *s) {
     cudaGetLastError();
 }
 
-/* The calling thread's state (the current device is already mbc_cfg.device). */
-static mbc_state *mbc_state_get(char *msg, size_t msg_size) {
+/* The calling thread's state on `device` (already the current device). A thread keeps one
+ * state, on the device of its first GPU call: the layer's callers use use[0] only, and each
+ * worker of the multi-device gemm (mgpu.c) one other device for its whole life. A state found
+ * on another device (not expected) is given back to the pool and replaced. */
+static mbc_state *mbc_state_get(int device, char *msg, size_t msg_size) {
     pthread_once(&g_key_once, key_init);
     mbc_state *s = pthread_getspecific(g_key);
-    if (s) return s;
+    if (s && s->device == device) return s;
+    if (s) {
+        pthread_setspecific(g_key, NULL);
+        state_release(s);
+    }
     pthread_mutex_lock(&g_pool_lock);
-    s = g_pool;
-    if (s) g_pool = s->next;
+    mbc_state **pp = &g_pool;
+    while (*pp && (*pp)->device != device) pp = &(*pp)->next;
+    s = *pp;
+    if (s) *pp = s->next;
     pthread_mutex_unlock(&g_pool_lock);
     if (!s) {
         s = calloc(1, sizeof *s);
@@ -71,7 +80,7 @@ static mbc_state *mbc_state_get(char *msg, size_t msg_size) {
             snprintf(msg, msg_size, "out of host memory for the per-thread state");
             return NULL;
         }
-        s->device = mbc_cfg.device;
+        s->device = device;
         cudaError_t e = cudaSuccess;
         miniblas_status_t st = miniblas_create(&s->h);
         if (st != MINIBLAS_STATUS_SUCCESS) {
@@ -105,28 +114,68 @@ static mbc_state *mbc_state_get(char *msg, size_t msg_size) {
 
 /* ------------------------------------------------------------------ probe, pointer kinds */
 
-int mbc_gpu_probe(int device, char *msg, size_t msg_size) {
+int mbc_gpu_probe(char *msg, size_t msg_size) {
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     mbc_cfg.cuda_memory = e == cudaSuccess && count > 0; /* else no device memory can exist */
+    mbc_cfg.nuse = 0;
     if (e != cudaSuccess || count == 0) {
         snprintf(msg, msg_size, "no usable GPU (%s)",
                  e != cudaSuccess ? cudaGetErrorString(e) : "no device");
         cudaGetLastError();
         return 0;
     }
-    if (device < 0 || device >= count) {
-        snprintf(msg, msg_size, "device %d (MINIBLAS_CBLAS_DEVICES) but there are %d devices", device,
-                 count);
-        return 0;
+    /* The list: all (or unset): every device CUDA shows (CUDA_VISIBLE_DEVICES applies); else
+     * the devices named, in that order, each once. */
+    int n = 0;
+    if (mbc_cfg.ndevices == 0) {
+        for (int d = 0; d < count && n < MBC_MAX_DEVICES; ++d) mbc_cfg.use[n++] = d;
+    } else {
+        for (int i = 0; i < mbc_cfg.ndevices; ++i) {
+            int d = mbc_cfg.devices[i], dup = 0;
+            if (d < 0 || d >= count) {
+                snprintf(msg, msg_size,
+                         "device %d (MINIBLAS_CBLAS_DEVICES) but there are %d devices", d, count);
+                return 0;
+            }
+            for (int j = 0; j < n; ++j) dup |= mbc_cfg.use[j] == d;
+            if (!dup) mbc_cfg.use[n++] = d;
+        }
     }
+    int device = mbc_cfg.use[0];
+    mbc_cfg.device = device;
     struct cudaDeviceProp prop;
     if (cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
         cudaGetLastError();
         snprintf(msg, msg_size, "cannot query device %d", device);
         return 0;
     }
-    snprintf(msg, msg_size, "GPU %d: %s", device, prop.name);
+    /* A gemm spread over several devices gives the one-device result only on GPUs of one
+     * model (a rung's split-K choices follow the SM count): the others are left out. */
+    int kept = 1, left = 0;
+    for (int i = 1; i < n; ++i) {
+        struct cudaDeviceProp p2;
+        if (cudaGetDeviceProperties(&p2, mbc_cfg.use[i]) != cudaSuccess) {
+            cudaGetLastError();
+            ++left;
+            continue;
+        }
+        if (p2.major != prop.major || p2.minor != prop.minor ||
+            p2.multiProcessorCount != prop.multiProcessorCount || strcmp(p2.name, prop.name)) {
+            ++left;
+            continue;
+        }
+        mbc_cfg.use[kept++] = mbc_cfg.use[i];
+    }
+    n = kept;
+    mbc_cfg.nuse = n;
+    if (n == 1)
+        snprintf(msg, msg_size, "GPU %d: %s%s", device, prop.name,
+                 left ? " (other listed GPUs are another model: not used)" : "");
+    else
+        snprintf(msg, msg_size, "GPUs %d and %d more (gemm on host operands over all %d): %s%s",
+                 device, n - 1, n, prop.name,
+                 left ? " (other listed GPUs are another model: not used)" : "");
     mbc_check_rung_env(prop.major, prop.minor, stderr); /* a bad MINIBLAS_SGEMM=...: say so once */
     return 1;
 }
@@ -163,27 +212,30 @@ void mbc_gpu_atfork_child(void) {
 /* ------------------------------------------------------------------ call frame */
 
 int mbc_frame_enter(mbc_frame *f, size_t elem, char *msg, size_t msg_size) {
+    return mbc_frame_enter_dev(f, mbc_cfg.device, elem, msg, msg_size);
+}
+
+int mbc_frame_enter_dev(mbc_frame *f, int device, size_t elem, char *msg, size_t msg_size) {
     f->msg = msg;
     f->msg_size = msg_size;
     f->prev_device = -1;
+    f->device = device;
     f->s = NULL;
     if (cudaGetDevice(&f->prev_device) != cudaSuccess) {
         cudaGetLastError();
         f->prev_device = -1;
     }
-    if (f->prev_device != mbc_cfg.device) {
-        cudaError_t e = cudaSetDevice(mbc_cfg.device);
+    if (f->prev_device != device) {
+        cudaError_t e = cudaSetDevice(device);
         if (e != cudaSuccess) {
-            snprintf(msg, msg_size, "cudaSetDevice(%d): %s", mbc_cfg.device,
-                     cudaGetErrorString(e));
+            snprintf(msg, msg_size, "cudaSetDevice(%d): %s", device, cudaGetErrorString(e));
             cudaGetLastError();
             return -1;
         }
     }
-    f->s = mbc_state_get(msg, msg_size);
+    f->s = mbc_state_get(device, msg, msg_size);
     if (!f->s) {
-        if (f->prev_device >= 0 && f->prev_device != mbc_cfg.device)
-            cudaSetDevice(f->prev_device);
+        if (f->prev_device >= 0 && f->prev_device != device) cudaSetDevice(f->prev_device);
         return -1;
     }
     f->s->elem = elem;
@@ -195,6 +247,10 @@ int mbc_frame_enter(mbc_frame *f, size_t elem, char *msg, size_t msg_size) {
     f->s->prog.done_col = 0;
     f->s->prog.done_row = 0;
     f->s->ngemm = 0;
+    f->s->fail_gemm = mbc_cfg.test_fail_dev < 0 || (mbc_cfg.test_fail_dev < mbc_cfg.nuse &&
+                                                    mbc_cfg.use[mbc_cfg.test_fail_dev] == device)
+                          ? mbc_cfg.test_fail_gemm
+                          : -1;
     memset(&f->s->tr, 0, sizeof f->s->tr);
     f->s->tr.t0 = mbc_now_ms();
     f->s->tr_which = 0;
@@ -224,7 +280,7 @@ int mbc_frame_leave_detail(mbc_frame *f, cudaError_t err, miniblas_status_t st,
         }
         for (int i = 0; i < NOUT; ++i) s->out[i].busy = 0;
     }
-    if (f->prev_device >= 0 && f->prev_device != mbc_cfg.device) cudaSetDevice(f->prev_device);
+    if (f->prev_device >= 0 && f->prev_device != f->device) cudaSetDevice(f->prev_device);
     return rc;
 }
 

@@ -39,7 +39,7 @@ static void init_once(void) {
     char msg[256] = "disabled by MINIBLAS_CBLAS_GPU=0";
     mbc_cfg.gpu = 0;
     mbc_cfg.cuda_memory = 1; /* GPU disabled: device pointers may still exist */
-    if (mbc_cfg.gpu_enabled) mbc_cfg.gpu = mbc_gpu_probe(mbc_cfg.device, msg, sizeof msg);
+    if (mbc_cfg.gpu_enabled) mbc_cfg.gpu = mbc_gpu_probe(msg, sizeof msg);
     atexit(on_exit_flag);
     mbc_fork_init();
     mbc_notice("CPU BLAS: %s; %s%s", mbc_cpu.handle ? mbc_cpu.name : "none loaded", msg,

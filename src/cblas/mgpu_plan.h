@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The split of a staged gemm over several GPUs (pure C, no CUDA; tests/test_cblas_split_cpu.c).
+ *
+ * The one-GPU schedule (gpu_gemm.c) cuts C into column panels pc[0] = 0 < pc[1] < ... <
+ * pc[npan] = n. The first `head` panels (those below the last of A's row blocks) are computed
+ * by gemms that span several panels and parts of the rows; every later panel is computed by
+ * gemms of its own, over all the rows. A split gives each device a contiguous run of whole
+ * panels: device d owns panels [first[d], first[d + 1]); device 0 owns the head, so every gemm
+ * of the one-GPU schedule is made, with the same shape and the same place in C, by exactly one
+ * device (see gpu_gemm.c for why the results are then identical).
+ */
+#ifndef MBC_MGPU_PLAN_H
+#define MBC_MGPU_PLAN_H
+
+#include <stdint.h>
+
+#define MBC_SPLIT_MAX 64 /* devices of one split (MBC_MAX_DEVICES) */
+
+typedef struct mbc_split {
+    int ndev;                          /* devices used (1: no split) */
+    int64_t first[MBC_SPLIT_MAX + 1];  /* device d: panels [first[d], first[d + 1]) */
+} mbc_split;
+
+/* The least share of C worth an extra device, in columns. An extra device stages all of A
+ * again (m k elements) for the m w k multiply-adds of its w columns: w multiply-adds per
+ * element of A staged. At ~50 TFLOP/s of kernel and ~20-50 GB/s of staging (packing pageable
+ * memory / a DMA from pinned memory) a share of 2048 columns computes about as long as it
+ * takes to stage A once more for sgemm (dgemm: twice as long): below that the extra staging
+ * outweighs the gain. A first model, to be confirmed by measurement. */
+#define MBC_SPLIT_MIN_COLS 2048
+/* And the whole call must be big enough that one GPU needs milliseconds for it: m n k of at
+ * least 2048^3 (sgemm 2048^3: about 0.5 ms of kernel on an H100 class GPU; waking the
+ * device threads and their first copies cost tens of microseconds). */
+#define MBC_SPLIT_MIN_VOLUME ((double)2048 * 2048 * 2048)
+
+/* Plan the split of npan panels (boundaries pc[0..npan]) over at most ndev devices; the first
+ * `head` panels stay on device 0. min_cols: the least columns of a share (the columns of
+ * device 0's share count its head too). m, k: the rest of the shape (the volume threshold);
+ * min_cols <= 0 and min_volume <= 0 turn the thresholds off. Deterministic: a function of its
+ * arguments only. Always succeeds; sp->ndev == 1 means no split. */
+void mbc_split_plan(int64_t npan, const int64_t *pc, int64_t head, int ndev, int64_t m,
+                    int64_t k, int64_t min_cols, double min_volume, mbc_split *sp);
+
+#endif

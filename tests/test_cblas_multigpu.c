@@ -1,0 +1,372 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * libminiblas_cblas's gemm on host operands over several GPUs (exits 77 with fewer than 2).
+ * Each setting runs in a child process of its own (this program re-executed with the
+ * setting's environment), which computes a fixed list of calls and writes every C it got to
+ * a file; the parent judges the statuses, the files and the children's stderr:
+ *   - every call right against a plain C reference in double (|C - ref| <= gamma k eps
+ *     (|alpha| |A| |B| + |beta| |C|) elementwise; the padding between columns untouched):
+ *     sgemm and dgemm, both layouts, all four transposes, odd shapes whose panels divide
+ *     unevenly over the devices, padded leading dimensions, alpha and beta in {1, 0, -1,
+ *     other}, beta == 0 over NaN, operands in pageable and in pinned (cudaMallocHost) memory,
+ *     the Fortran entry point, 4 host threads calling at once (one spread call at a time,
+ *     the others on the first device alone); MINIBLAS_CBLAS_TUNING=panel=64,kslab=16,
+ *     split_cols=1 makes these sizes split into many panels, A row blocks and phase-1 k-slabs;
+ *   - MINIBLAS_CBLAS_DEVICES=0, =0,1, =all and unset give bitwise the same C for every call,
+ *     and the lists of two or more devices really split (the verbose line "over N devices");
+ *   - a list naming a GPU that does not exist: one clear line at initialisation, every call
+ *     still right (on the CPU BLAS);
+ *   - one GPU made to fail after some of its gemms (MINIBLAS_CBLAS_TEST_FAIL_GEMM=N@P, the
+ *     first or the second device of the list): every call still right, the notice says which
+ *     device failed.
+ * Links libminiblas_cblas only (it dlopens OpenBLAS), plus the CUDA runtime for pinned memory.
+ */
+#define _GNU_SOURCE
+#include <cuda_runtime_api.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <cblas.h>
+#include "miniblas_cblas.h"
+
+static int g_fail;
+#define CHECK(cond, ...)                                                                      \
+    do {                                                                                      \
+        if (!(cond)) {                                                                        \
+            ++g_fail;                                                                         \
+            fprintf(stdout, "%s:%d: FAILED: ", __FILE__, __LINE__);                           \
+            fprintf(stdout, __VA_ARGS__);                                                     \
+            fprintf(stdout, "\n");                                                            \
+            fflush(stdout);                                                                   \
+        }                                                                                     \
+    } while (0)
+
+/* Fortran sgemm_ of the drop-in (exported by libminiblas_cblas). */
+void sgemm_(const char *ta, const char *tb, const blasint *m, const blasint *n, const blasint *k,
+            const float *alpha, const float *A, const blasint *lda, const float *B,
+            const blasint *ldb, const float *beta, float *C, const blasint *ldc, size_t, size_t);
+
+static double drand(uint64_t *st) { /* [-1, 1); xorshift64* */
+    *st ^= *st >> 12, *st ^= *st << 25, *st ^= *st >> 27;
+    return (double)((*st * 0x2545F4914F6CDD1Dull) >> 11) / (double)(1ull << 52) - 1.0;
+}
+
+/* ------------------------------------------------------------------ one call, checked */
+
+typedef struct gcase {
+    int dbl, row, ta, tb, fortran, pinned;
+    int64_t m, n, k, pad;
+    double alpha, beta;
+    uint64_t seed; /* the inputs */
+} gcase;
+
+static void *alloc(size_t bytes, int pinned) {
+    void *p = NULL;
+    if (pinned) {
+        if (cudaMallocHost(&p, bytes) != cudaSuccess) {
+            printf("cudaMallocHost(%zu) failed\n", bytes);
+            exit(3);
+        }
+    } else if (!(p = malloc(bytes))) {
+        exit(3);
+    }
+    return p;
+}
+static void release(void *p, int pinned) {
+    if (pinned) cudaFreeHost(p);
+    else free(p);
+}
+
+/* Runs case c; appends the C it got (all of the array, padding included) to out; returns
+ * 1 when every element is right and the padding is untouched. */
+static int run_case(const gcase *c, FILE *out) {
+    size_t e = c->dbl ? sizeof(double) : sizeof(float);
+    int64_t m = c->m, n = c->n, k = c->k;
+    /* stored shapes: op(A) m x k, op(B) k x n, in the caller's layout */
+    int64_t ar = c->ta ? k : m, ac = c->ta ? m : k, br = c->tb ? n : k, bc = c->tb ? k : n;
+    int64_t a_in = c->row ? ac : ar, a_out = c->row ? ar : ac; /* contiguous / strided dims */
+    int64_t b_in = c->row ? bc : br, b_out = c->row ? br : bc;
+    int64_t c_in = c->row ? n : m, c_out = c->row ? m : n;
+    int64_t lda = a_in + c->pad, ldb = b_in + c->pad, ldc = c_in + c->pad;
+    size_t na = (size_t)(lda * a_out), nb = (size_t)(ldb * b_out), nc = (size_t)(ldc * c_out);
+    double *A = malloc(na * sizeof(double)), *B = malloc(nb * sizeof(double));
+    double *C0 = malloc(nc * sizeof(double));
+    uint64_t rs = c->seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull;
+    for (size_t i = 0; i < na; ++i) A[i] = drand(&rs);
+    for (size_t i = 0; i < nb; ++i) B[i] = drand(&rs);
+    for (size_t i = 0; i < nc; ++i) C0[i] = c->beta == 0 ? NAN : drand(&rs);
+    char *a = alloc(na * e, c->pinned), *b = alloc(nb * e, c->pinned), *cc = alloc(nc * e, c->pinned);
+    for (size_t i = 0; i < na; ++i)
+        if (c->dbl) ((double *)a)[i] = A[i]; else ((float *)a)[i] = (float)A[i];
+    for (size_t i = 0; i < nb; ++i)
+        if (c->dbl) ((double *)b)[i] = B[i]; else ((float *)b)[i] = (float)B[i];
+    for (size_t i = 0; i < nc; ++i)
+        if (c->dbl) ((double *)cc)[i] = C0[i]; else ((float *)cc)[i] = (float)C0[i];
+    /* the inputs as the library sees them (rounded to float for sgemm) */
+    for (size_t i = 0; i < na; ++i) A[i] = c->dbl ? ((double *)a)[i] : ((float *)a)[i];
+    for (size_t i = 0; i < nb; ++i) B[i] = c->dbl ? ((double *)b)[i] : ((float *)b)[i];
+    for (size_t i = 0; i < nc; ++i) C0[i] = c->dbl ? ((double *)cc)[i] : ((float *)cc)[i];
+
+    CBLAS_ORDER lay = c->row ? CblasRowMajor : CblasColMajor;
+    CBLAS_TRANSPOSE ta = c->ta ? CblasTrans : CblasNoTrans, tb = c->tb ? CblasTrans : CblasNoTrans;
+    if (c->fortran) { /* column-major, float */
+        blasint M = (blasint)m, N = (blasint)n, K = (blasint)k, LA = (blasint)lda,
+                LB = (blasint)ldb, LC = (blasint)ldc;
+        float al = (float)c->alpha, be = (float)c->beta;
+        sgemm_(c->ta ? "T" : "N", c->tb ? "T" : "N", &M, &N, &K, &al, (float *)a, &LA, (float *)b,
+               &LB, &be, (float *)cc, &LC, 1, 1);
+    } else if (c->dbl) {
+        cblas_dgemm(lay, ta, tb, (blasint)m, (blasint)n, (blasint)k, c->alpha, (double *)a,
+                    (blasint)lda, (double *)b, (blasint)ldb, c->beta, (double *)cc, (blasint)ldc);
+    } else {
+        cblas_sgemm(lay, ta, tb, (blasint)m, (blasint)n, (blasint)k, (float)c->alpha, (float *)a,
+                    (blasint)lda, (float *)b, (blasint)ldb, (float)c->beta, (float *)cc,
+                    (blasint)ldc);
+    }
+    fwrite(cc, e, nc, out);
+
+    double eps = c->dbl ? 0x1p-52 : 0x1p-23;
+    int ok = 1;
+    int64_t bad = 0;
+    for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+            double s = 0, sa = 0;
+            for (int64_t q = 0; q < k; ++q) {
+                /* op(A)[i, q], op(B)[q, j] in the caller's layout */
+                int64_t ai = c->ta ? q : i, aj = c->ta ? i : q, bi = c->tb ? j : q, bj = c->tb ? q : j;
+                double x = c->row ? A[ai * lda + aj] : A[ai + aj * lda];
+                double y = c->row ? B[bi * ldb + bj] : B[bi + bj * ldb];
+                s += x * y, sa += fabs(x * y);
+            }
+            size_t ix = c->row ? (size_t)(i * ldc + j) : (size_t)(i + j * ldc);
+            double c0 = c->beta == 0 ? 0 : C0[ix];
+            double ref = c->alpha * s + c->beta * c0;
+            double tol = 4.0 * (double)(k + 2) * eps * (fabs(c->alpha) * sa + fabs(c->beta * c0)) + 1e-300;
+            double got = c->dbl ? ((double *)cc)[ix] : ((float *)cc)[ix];
+            if (!(fabs(got - ref) <= tol)) {
+                if (bad++ < 3)
+                    printf("case %s %s %c%c m %lld n %lld k %lld alpha %g beta %g%s%s: C[%lld,%lld] = %.17g, want %.17g (tol %.3g)\n",
+                           c->dbl ? "d" : "s", c->row ? "row" : "col", c->ta ? 'T' : 'N', c->tb ? 'T' : 'N',
+                           (long long)m, (long long)n, (long long)k, c->alpha, c->beta,
+                           c->pinned ? " pinned" : "", c->fortran ? " fortran" : "", (long long)i,
+                           (long long)j, got, ref, tol);
+                ok = 0;
+            }
+        }
+    for (int64_t o = 0; o < c_out; ++o) /* the padding: as it was */
+        for (int64_t p = c_in; p < ldc; ++p) {
+            size_t ix = (size_t)(o * ldc + p);
+            double got = c->dbl ? ((double *)cc)[ix] : ((float *)cc)[ix];
+            if (!(got == C0[ix] || (isnan(got) && isnan(C0[ix])))) {
+                if (bad++ < 3) printf("padding changed at %zu\n", ix);
+                ok = 0;
+            }
+        }
+    release(a, c->pinned), release(b, c->pinned), release(cc, c->pinned);
+    free(A), free(B), free(C0);
+    return ok;
+}
+
+/* A case on a thread of its own; its C kept in memory for the parent's file. */
+typedef struct thread_case {
+    gcase c;
+    char *buf;
+    size_t len;
+    int ok;
+} thread_case;
+
+static void *thread_run(void *p) {
+    thread_case *t = p;
+    FILE *f = open_memstream(&t->buf, &t->len);
+    if (!f) return NULL;
+    t->ok = run_case(&t->c, f);
+    fclose(f);
+    return NULL;
+}
+
+/* The fixed list of calls: the same in every child (fixed seeds). */
+static int run_all(const char *path) {
+    FILE *out = fopen(path, "wb");
+    if (!out) return 2;
+    miniblas_cblas_force_path(MINIBLAS_CBLAS_PATH_GPU);
+    static const int64_t shapes[][3] = {
+        {531, 700, 131},  /* A in row blocks (head panels), 11 panels: uneven shares */
+        {1030, 389, 33},  /* 7 panels, a head of 3: the shares after it are short */
+        {77, 900, 65},    /* one row block: no head */
+        {600, 260, 1},    /* k = 1 */
+        {513, 1025, 257}, /* phase-1 k-slabs (beta == 0) */
+    };
+    static const double ab[][2] = {{1, 0}, {-1, 1}, {0.7, -0.3}, {1.5, 0}};
+    int ok = 1, ncase = 0;
+    for (int dbl = 0; dbl < 2; ++dbl)
+        for (int row = 0; row < 2; ++row)
+            for (int t = 0; t < 4; ++t)
+                for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s) {
+                    gcase c = {dbl, row, t & 1, t >> 1, 0, 0, shapes[s][0], shapes[s][1], shapes[s][2],
+                               (int64_t)(s % 3) * 3, ab[(s + (size_t)t) % 4][0], ab[(s + (size_t)t) % 4][1], 0};
+                    c.pinned = (s + (size_t)t + (size_t)row) % 3 == 0;
+                    c.seed = (uint64_t)++ncase;
+                    ok &= run_case(&c, out);
+                }
+    /* alpha = 0 (no product: one device), beta == -1; the Fortran entry point, pinned too */
+    gcase z = {1, 0, 0, 1, 0, 0, 531, 700, 131, 2, 0.0, -1.0, 0};
+    z.seed = (uint64_t)++ncase, ok &= run_case(&z, out);
+    gcase f1 = {0, 0, 1, 0, 1, 0, 531, 700, 131, 1, -1.0, 0.5, 0};
+    f1.seed = (uint64_t)++ncase, ok &= run_case(&f1, out);
+    gcase f2 = {0, 0, 0, 0, 1, 1, 1030, 389, 300, 0, 1.0, 0.0, 0};
+    f2.seed = (uint64_t)++ncase, ok &= run_case(&f2, out);
+
+    /* 4 host threads at once: one spread call at a time, the others on the first device
+     * alone, all with the same C as on one device */
+    enum { NT = 4 };
+    thread_case tc[NT];
+    pthread_t th[NT];
+    for (int t = 0; t < NT; ++t) {
+        gcase c = {t & 1, t >> 1, t & 1, (t >> 1) & 1, 0, t == 3, 531 + 64 * t, 700 - 33 * t, 131, 1,
+                   1.0, t == 2 ? 0.0 : 0.5, 0};
+        c.seed = (uint64_t)++ncase;
+        tc[t].c = c;
+        tc[t].buf = NULL, tc[t].len = 0, tc[t].ok = 0;
+        if (pthread_create(&th[t], NULL, thread_run, &tc[t])) return 2;
+    }
+    for (int t = 0; t < NT; ++t) {
+        pthread_join(th[t], NULL);
+        ok &= tc[t].ok;
+        if (tc[t].buf) fwrite(tc[t].buf, 1, tc[t].len, out), free(tc[t].buf);
+    }
+    fclose(out);
+    printf("%d calls, %s\n", ncase, ok ? "all right" : "SOME WRONG");
+    return ok ? 0 : 1;
+}
+
+/* ------------------------------------------------------------------ the parent */
+
+static char g_err[8 << 20];
+
+static int run_child(const char *self, const char *arg, const char **env) {
+    char tmpl[] = "/tmp/mbc_multigpu_errXXXXXX";
+    int efd = mkstemp(tmpl);
+    if (efd < 0) return -1;
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(efd, 2);
+        for (const char **e = env; e && *e; ++e) putenv((char *)*e);
+        execl(self, self, "run", arg, (char *)NULL);
+        _exit(127);
+    }
+    int st = -1;
+    time_t t0 = time(NULL);
+    while (waitpid(pid, &st, WNOHANG) == 0) {
+        if (time(NULL) - t0 > 600) kill(pid, SIGKILL);
+        usleep(20000);
+    }
+    ssize_t got = pread(efd, g_err, sizeof g_err - 1, 0);
+    g_err[got > 0 ? got : 0] = '\0';
+    close(efd);
+    unlink(tmpl);
+    return st;
+}
+
+static int count(const char *hay, const char *needle) {
+    int c = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); ++p) ++c;
+    return c;
+}
+
+static int same_file(const char *a, const char *b) {
+    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+    int same = fa && fb;
+    long pos = 0;
+    while (same) {
+        int x = fgetc(fa), y = fgetc(fb);
+        if (x != y) {
+            printf("%s and %s differ at byte %ld\n", a, b, pos);
+            same = 0;
+        }
+        if (x == EOF || y == EOF) break;
+        ++pos;
+    }
+    if (fa) fclose(fa);
+    if (fb) fclose(fb);
+    return same && pos > 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc > 2 && !strcmp(argv[1], "run")) return run_all(argv[2]);
+    int ndev = 0;
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev < 2) {
+        printf("test_cblas_multigpu: %d GPU(s), needs 2: skipped\n", ndev);
+        return 77;
+    }
+    char self[4096];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len <= 0) return 2;
+    self[len] = '\0';
+    char dir[] = "/tmp/mbc_multigpuXXXXXX";
+    if (!mkdtemp(dir)) return 2;
+
+    /* identical C for one device, two devices, every device, the default (unset) */
+    static const char *const lists[] = {"0", "0,1", "all", ""};
+    char files[4][256], devenv[4][128], alls[64];
+    snprintf(alls, sizeof alls, "over %d devices", ndev);
+    for (int i = 0; i < 4; ++i) {
+        snprintf(files[i], sizeof files[i], "%s/c%d.bin", dir, i);
+        snprintf(devenv[i], sizeof devenv[i], "MINIBLAS_CBLAS_DEVICES=%s", lists[i]);
+        const char *env[] = {devenv[i], "MINIBLAS_CBLAS_TUNING=panel=64,kslab=16,split_cols=1",
+                             "MINIBLAS_CBLAS_VERBOSE=2", "MINIBLAS_CBLAS_TEST_FAIL_GEMM=", NULL};
+        int st = run_child(self, files[i], env);
+        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "DEVICES=%s: status 0x%x; stderr tail:\n%.2000s",
+              lists[i], st, g_err + (strlen(g_err) > 2000 ? strlen(g_err) - 2000 : 0));
+        int split2 = count(g_err, "over 2 devices"), splitn = count(g_err, alls);
+        if (i == 0)
+            CHECK(count(g_err, " devices, ") == 0, "DEVICES=0 split a call");
+        else if (i == 1)
+            CHECK(split2 >= 20, "DEVICES=0,1: only %d calls split over 2 devices", split2);
+        else
+            CHECK(splitn >= 20, "DEVICES=%s: only %d calls split over %d devices", lists[i], splitn, ndev);
+        if (i > 0) CHECK(same_file(files[0], files[i]), "DEVICES=%s: C differs from DEVICES=0", lists[i]);
+    }
+
+    /* a list naming a GPU that does not exist: one clear line, calls still right */
+    {
+        char env0[128], want[160], f[256];
+        snprintf(env0, sizeof env0, "MINIBLAS_CBLAS_DEVICES=0,%d", ndev);
+        snprintf(want, sizeof want, "device %d (MINIBLAS_CBLAS_DEVICES) but there are %d devices", ndev, ndev);
+        snprintf(f, sizeof f, "%s/missing.bin", dir);
+        const char *env[] = {env0, "MINIBLAS_CBLAS_VERBOSE=1", "MINIBLAS_CBLAS_TEST_FAIL_GEMM=", NULL};
+        int st = run_child(self, f, env);
+        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "missing device: status 0x%x; stderr:\n%.2000s", st, g_err);
+        CHECK(count(g_err, want) == 1, "missing device: %d lines saying '%s' (want 1); stderr:\n%.2000s",
+              count(g_err, want), want, g_err);
+        unlink(f);
+    }
+
+    /* one GPU made to fail after 0 or 3 of its gemms: the first or the second device */
+    static const char *const fails[] = {"MINIBLAS_CBLAS_TEST_FAIL_GEMM=0@1", "MINIBLAS_CBLAS_TEST_FAIL_GEMM=3@1",
+                                        "MINIBLAS_CBLAS_TEST_FAIL_GEMM=3@0", "MINIBLAS_CBLAS_TEST_FAIL_GEMM=0@0"};
+    static const char *const failing[] = {"device 1 failed", "device 1 failed", "device 0 failed", "device 0 failed"};
+    for (int i = 0; i < 4; ++i) {
+        char f[256];
+        snprintf(f, sizeof f, "%s/fail%d.bin", dir, i);
+        const char *env[] = {"MINIBLAS_CBLAS_DEVICES=0,1", "MINIBLAS_CBLAS_TUNING=panel=64,kslab=16,split_cols=1",
+                             "MINIBLAS_CBLAS_VERBOSE=1", fails[i], NULL};
+        int st = run_child(self, f, env);
+        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: status 0x%x; stderr tail:\n%.2000s", fails[i], st,
+              g_err + (strlen(g_err) > 2000 ? strlen(g_err) - 2000 : 0));
+        CHECK(count(g_err, failing[i]) >= 10, "%s: %d notices '%s'", fails[i], count(g_err, failing[i]),
+              failing[i]);
+        unlink(f);
+    }
+    for (int i = 0; i < 4; ++i) unlink(files[i]);
+    rmdir(dir);
+    printf("test_cblas_multigpu: %s\n", g_fail ? "FAILED" : "passed");
+    return g_fail ? 1 : 0;
+}
