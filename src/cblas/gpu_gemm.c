@@ -105,12 +105,14 @@ static cudaError_t queue_out(mbc_state *s, gemm_job *j, int block) {
     const mbc_gemm *g = j->g;
     size_t e = j->e;
     int64_t m = g->m, end = j->pc[j->ready];
-    int64_t cap = j->direct ? m : (int64_t)(s->chunk_bytes / e);
     cudaError_t err = cudaSuccess;
     if (!j->c_back) return cudaSuccess; /* C on the device: nothing comes back */
     while (j->ocol < end) {
         while (j->pc[j->opan + 1] <= j->ocol) ++j->opan;
         int64_t p = j->opan, pend = min64(end, j->pc[p + 1]);
+        /* direct: the rest of the panel in one copy (a copy per column costs microseconds of
+         * the copy engine each, and the host blocks once the queue is full) */
+        int64_t cap = j->direct ? m * (pend - j->ocol) : (int64_t)(s->chunk_bytes / e);
         int64_t nr = m <= cap ? m : min64(cap, m - j->orow);
         int64_t nc = m <= cap ? min64(cap / m, pend - j->ocol) : 1;
         char *hd = at(g->C, g->ldc, j->orow, j->ocol, e);
