@@ -375,3 +375,51 @@ def cblas_block(gpu):
         head, body = head[:-1], [b[:-1] for b in body]
     out.append(table(head, body))
     return "\n".join(out)
+
+
+def mgpu_block(gpu):
+    """The drop-in's gemm on 1 and N GPUs beside cuBLASXt, from perf/results/GPU/mgpu.csv
+    (miniblas-cblas-bench --devices 1,N --memory pageable,pinned --impls mbc,cublasxt,...)."""
+    path = os.path.join(ROOT, "perf", "results", gpu, "mgpu.csv")
+    if not os.path.exists(path):
+        return PLACEHOLDER % (gpu, gpu)
+    with open(path, newline="") as f:
+        rows = [r for r in csv.DictReader(ln for ln in f if not ln.startswith("#"))
+                if r.get("status") == "ok"]
+    t = {}  # (op, shape, memory) -> {(rung, ngpus): ms}
+    for r in rows:
+        ngpu = len([d for d in (r.get("devices") or "0").split(",") if d.strip()])
+        key = (r["op"], r["shape"], r.get("memory") or "pageable")
+        t.setdefault(key, {})[(r["rung"], ngpu)] = num(r["time_us"]) / 1000.0
+    ngpus = sorted({g for v in t.values() for (_, g) in v})
+    if len(ngpus) < 2:
+        return PLACEHOLDER % (gpu, gpu)
+    lo, hi = ngpus[0], ngpus[-1]
+    ms = lambda v: "-" if v != v else ("%.1f" % v if v >= 10 else "%.2f" % v)
+    body = []
+    order = lambda k: (k[0] != "sgemm", int(k[1].split("x")[0]), k[2] != "pageable")
+    for key in sorted(t, key=order):
+        v = t[key]
+        one, many = v.get(("mbc", lo), float("nan")), v.get(("mbc", hi), float("nan"))
+        kern = v.get(("kern_mb", hi), v.get(("kern_mb", lo), float("nan")))
+        xt = {int(r.split("_")[1]): s for (r, g), s in v.items()
+              if r.startswith("cublasxt_") and g == hi}
+        best = min(xt.items(), key=lambda b: b[1]) if xt else (0, float("nan"))
+        n = key[1].split("x")[0]
+        body.append([key[0], n if key[1] == "x".join([n] * 3) else key[1], key[2], ms(one),
+                     ms(many), "%.2fx" % (one / many) if many > 0 else "-", ms(kern / hi),
+                     ms(xt.get(4096, float("nan"))), "%s (%d)" % (ms(best[1]), best[0]),
+                     "%.2fx" % (best[1] / many) if many > 0 else "-"])
+    head = ["op", "n", "host memory", "%d GPU ms" % lo, "%d GPUs ms" % hi, "speed-up",
+            "kernel / %d ms" % hi, "cuBLASXt %d GPUs, block 4096" % hi,
+            "cuBLASXt best (block)", "vs cuBLASXt best"]
+    out = []
+    cmd = path[:-4] + ".cmd"
+    if os.path.exists(cmd):
+        lines = [ln.strip() for ln in open(cmd)]
+        dev = next((ln[6:].strip().split(",")[0] for ln in lines if ln.startswith("# gpu:")), gpu)
+        command = next((ln for ln in lines if ln and not ln.startswith("#")), "")
+        out.append("Measured on **%s**: `%s` (`%s`; the bounds of each row in `%s.txt`).\n"
+                   % (dev, command, os.path.relpath(path, ROOT), os.path.relpath(path[:-4], ROOT)))
+    out.append(table(head, body))
+    return "\n".join(out)

@@ -9,7 +9,9 @@ Usage:
         a start marker and "<!-- end -->":
             <!-- table:FAMILY:GPU -->    rung tables (FAMILY: gemm, transpose, reduction);
                                          table:cblas:GPU: the drop-in against OpenBLAS,
-                                         from miniblas-cblas-bench's cblas.csv
+                                         from miniblas-cblas-bench's cblas.csv;
+                                         table:mgpu:GPU: its gemm on 1 and N GPUs
+                                         beside cuBLASXt, from mgpu.csv
             <!-- claims:FAMILY:GPU -->   the textbook claims of the ladder, as measured
             <!-- source:FAMILY:GPU -->   device, ceilings and the command that measured
             <!-- plots:FAMILY:GPU -->    the PNGs perf/plot.py made in docs/img/GPU/
@@ -71,6 +73,8 @@ def regenerate(check):
             kind, family, gpu = m.group(2), m.group(3), m.group(4)
             if family == "cblas" and kind == "table":
                 return "%s\n%s\n%s" % (m.group(1), cblas_block(gpu), m.group(6))
+            if family == "mgpu" and kind == "table":
+                return "%s\n%s\n%s" % (m.group(1), mgpu_block(gpu), m.group(6))
             if family not in FAMILY_OPS:
                 return m.group(0)
             if kind != "resources" and gpu not in cache:

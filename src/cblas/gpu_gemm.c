@@ -532,8 +532,11 @@ int mbc_gpu_gemm(const mbc_gemm *g, mbc_progress *prog, char *msg, size_t msg_si
         mbc_split sp;
         plan_geometry(g, e, &geo);
         int tuned = mbc_cfg.split_cols > 0;
+        int pageable = g->a_kind == MBC_HOST || g->b_kind == MBC_HOST || g->c_kind == MBC_HOST;
         mbc_split_plan(geo.npan, geo.pc, geo.nblk - 1, mbc_cfg.nuse, g->m, g->k,
-                       tuned ? mbc_cfg.split_cols : MBC_SPLIT_MIN_COLS,
+                       tuned      ? mbc_cfg.split_cols
+                       : pageable ? MBC_SPLIT_MIN_COLS_PAGEABLE
+                                  : MBC_SPLIT_MIN_COLS,
                        tuned ? 0 : MBC_SPLIT_MIN_VOLUME, &sp);
         if (sp.ndev > 1) {
             int rc = gemm_split(g, &geo, &sp, prog, msg, msg_size);

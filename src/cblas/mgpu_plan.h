@@ -23,12 +23,14 @@ typedef struct mbc_split {
 } mbc_split;
 
 /* The least share of C worth an extra device, in columns. An extra device stages all of A
- * again (m k elements) for the m w k multiply-adds of its w columns: w multiply-adds per
- * element of A staged. At ~50 TFLOP/s of kernel and ~20-50 GB/s of staging (packing pageable
- * memory / a DMA from pinned memory) a share of 2048 columns computes about as long as it
- * takes to stage A once more for sgemm (dgemm: twice as long): below that the extra staging
- * outweighs the gain. A first model, to be confirmed by measurement. */
+ * again (m k elements) for the m w k multiply-adds of its w columns. Operands in pinned memory
+ * are DMA'd by each device over its own link: shares of 2048 columns pay (2 H100s, n = 8192:
+ * sgemm 1.39x, dgemm 1.31x of one GPU). Pageable operands are packed by the host into pinned
+ * buffers, once more per device for A, and the host's copy bandwidth is shared: 4096 columns
+ * lost (n = 8192: sgemm 0.91x), 8192 gained (n = 16384: sgemm 1.46x, dgemm 1.05x;
+ * perf/results/h100x2/mgpu.csv). */
 #define MBC_SPLIT_MIN_COLS 2048
+#define MBC_SPLIT_MIN_COLS_PAGEABLE 8192
 /* And the whole call must be big enough that one GPU needs milliseconds for it: m n k of at
  * least 2048^3 (sgemm 2048^3: about 0.5 ms of kernel on an H100 class GPU; waking the
  * device threads and their first copies cost tens of microseconds). */
