@@ -1,0 +1,385 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Rung 15 of the sgemm ladder, tma_tf32x3 (FP32 results, Hopper only: sm_90a): rung 14
+ * (wgmma_tf32x3) with one change, how the raw A and B tiles reach shared memory. Instead of
+ * every thread issuing 16-byte cp.async (address arithmetic, bounds checks, zeroing in
+ * registers), one thread issues two TMA bulk tensor copies per stage
+ * (cp.async.bulk.tensor.2d, a tensor map per operand built on the host) into the same 4-stage
+ * ring; a "full" mbarrier per stage (expect_tx: the stage's bytes) tells the consumers a stage
+ * has landed, an "empty" mbarrier per stage (one arrival per warp) tells the issuing thread
+ * it was read. The split of B, the A fragments, the wgmma k steps, split-K, the range guard
+ * (x3guard.cuh) and the epilogue are rung 14's (wg_tf32x3.cuh).
+ * Why faster: the copy engine computes addresses and fills the parts of a box outside the
+ * matrix with zeros, so the 256 threads spend no issue slots or registers on copies, and the
+ * per-stage cp.async.wait + __syncthreads becomes an mbarrier wait per thread.
+ * Limits: the boxes are as wide as rung 14's padded rows (36 floats K-contiguous, 136 floats
+ * MN-contiguous) so its conflict-free layouts stay: each copy reads 4 / 8 extra floats per
+ * row (unused). The issuing thread still belongs to a consumer warp (no warp specialisation)
+ * and the B split still runs in the main loop. TMA needs 16-byte aligned A and B and ld * 4 %
+ * 16 == 0 (and m, n, k, ld in its ranges): other calls run rung 14 (same results class).
+ * Resources (nvcc -arch=sm_90a -Xptxas -v): RESOURCES
+ * current figure: not yet measured on a GPU.
+ * Built for sm_90a (CMakeLists.txt); the sm_90 build traps; dispatch requires cc 9.0.
+ */
+#include <cudaTypedefs.h> /* CUtensorMap, PFN_cuTensorMapEncodeTiled: types only (libcuda is not linked) */
+#include "wg_tf32x3.cuh"
+
+#define TM_WARPS (WG_THREADS / 32) /* arrivals on an empty barrier: one per warp */
+
+/* Dynamic shared memory: rung 14's (planes, raw A stages, raw B stages; every stage starts
+ * 128-byte aligned as TMA needs), then the full and the empty mbarrier of each stage. */
+static constexpr size_t tm_smem_bytes(bool akc, bool bkc) {
+    return wg_smem_bytes(akc, bkc) + (size_t)2 * WG_STAGES * sizeof(uint64_t);
+}
+static_assert(wg_cfg::a_elems(true) * 4 % 128 == 0 && wg_cfg::a_elems(false) * 4 % 128 == 0 &&
+                  WG_PLANE * 4 % 128 == 0, "TMA destinations 128-byte aligned");
+static_assert(wg_cfg::LD_K <= 256 && wg_cfg::LD_AM <= 256 && wg_cfg::LD_BN <= 256 &&
+                  (wg_cfg::LD_K * 4) % 16 == 0 && (wg_cfg::LD_AM * 4) % 16 == 0,
+              "TMA box limits");
+
+/* ---------------------------------------------------------------------------------------
+ * PTX wrappers (sm_90). PTX ISA "Parallel Synchronization and Communication Instructions:
+ * mbarrier" and "Data Movement: cp.async.bulk.tensor". bar: shared address of an mbarrier.
+ * ------------------------------------------------------------------------------------- */
+__device__ __forceinline__ void tm_bar_init(unsigned bar, unsigned count) {
+#if WG_SM90A
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+#endif
+}
+/* Makes the initialisations visible to the async proxy (the TMA unit's complete_tx). */
+__device__ __forceinline__ void tm_fence_init() {
+#if WG_SM90A
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+#endif
+}
+/* Arrival that also expects `bytes` more to land (the stage's copies) before the phase ends. */
+__device__ __forceinline__ void tm_arrive_tx(unsigned bar, unsigned bytes) {
+#if WG_SM90A
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar),
+                 "r"(bytes)
+                 : "memory");
+#endif
+}
+__device__ __forceinline__ void tm_arrive(unsigned bar) {
+#if WG_SM90A
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+#endif
+}
+/* Waits until the phase of parity `parity` has completed (acquire: the copies that completed
+ * it are visible to this thread). */
+__device__ __forceinline__ void tm_wait(unsigned bar, unsigned parity) {
+#if WG_SM90A
+    unsigned done;
+    do {
+        asm volatile("{\n.reg .pred p;\n"
+                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                     "selp.u32 %0, 1, 0, p;\n}\n"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    } while (!done);
+#endif
+}
+/* One box of a 2-D tensor map at element coordinates (c0 inner, c1 outer) into shared dst;
+ * its bytes complete_tx on bar. */
+__device__ __forceinline__ void tm_copy2d(unsigned dst, const CUtensorMap *map, int c0, int c1,
+                                          unsigned bar) {
+#if WG_SM90A
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
+                 "l"((uint64_t)map), "r"(c0), "r"(c1), "r"(bar)
+                 : "memory");
+#endif
+}
+__device__ __forceinline__ void tm_prefetch_map(const CUtensorMap *map) {
+#if WG_SM90A
+    asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)map) : "memory");
+#endif
+}
+
+/* The issuing thread: k-tile starting at k (whole-matrix coordinate) of tile (m0, n0) into
+ * ring position r (stage r % S, its (r / S)-th fill). From the second fill of a stage on,
+ * first waits until every warp has released the fill before. AKC: A's box is BM rows of
+ * LD_K k-contiguous floats at (k, m0), else BK rows of LD_AM m-contiguous floats at (m0, k);
+ * B likewise. Each box lands in rung 14's padded stage layout. */
+template <bool AKC, bool BKC>
+__device__ __forceinline__ void tm_load_stage(const CUtensorMap *ma, const CUtensorMap *mb,
+                                              unsigned sa, unsigned sb, unsigned full0,
+                                              unsigned empty0, unsigned r, int m0, int n0,
+                                              int k) {
+    constexpr int S = WG_STAGES;
+    constexpr unsigned AB = wg_cfg::a_elems(AKC) * 4, BB = wg_cfg::b_elems(BKC) * 4;
+    const unsigned st = r % S;
+    if (r >= S) tm_wait(empty0 + 8 * st, ((r / S) & 1u) ^ 1u);
+    tm_arrive_tx(full0 + 8 * st, AB + BB);
+    if (AKC)
+        tm_copy2d(sa + st * AB, ma, k, m0, full0 + 8 * st);
+    else
+        tm_copy2d(sa + st * AB, ma, m0, k, full0 + 8 * st);
+    if (BKC)
+        tm_copy2d(sb + st * BB, mb, k, n0, full0 + 8 * st);
+    else
+        tm_copy2d(sb + st * BB, mb, n0, k, full0 + 8 * st);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * The kernel: rung 14's schedule with the raw stages filled by TMA. Per stage kt (ring
+ * position r = q + kt, q = k-tiles this block took before this tile; both warpgroups run the
+ * same code, thread 0 also issues the copies):
+ *   B1 __syncthreads        planes of kt visible; every wgmma of kt - 1 done; every warp
+ *                           has released the raw stage of kt - 1
+ *   k step 0 issued
+ *   thread 0: TMA of k-tile kt + 3 into the raw stage of kt - 1 (empty wait: already met)
+ *   every thread: full wait for kt + 1, split of its B into the other plane buffer,
+ *   fence.proxy.async
+ *   k steps 1..3; each warp releases the raw stage of kt (empty arrive) once its last A
+ *   fragment of kt is split
+ * Against rung 14: no cp.async.wait + second __syncthreads per stage, no copy code per thread.
+ * ------------------------------------------------------------------------------------- */
+template <bool AKC, bool BKC, bool SPLIT, bool CHECK>
+__global__ void __launch_bounds__(WG_THREADS, 1)
+    tma_tf32x3_kernel(const __grid_constant__ CUtensorMap tmA,
+                      const __grid_constant__ CUtensorMap tmB, mb_gemm_args p, int64_t kc, x3g g) {
+#if WG_SM90A
+    int kbase = 0; /* first k of this block's slice (TMA coordinates are whole-matrix ones) */
+    if (SPLIT) {   /* split-K: this block's slice; every slice writes alpha * partial to its slab */
+        const int64_t k0 = (int64_t)blockIdx.y * kc;
+        kbase = (int)k0;
+        p.k = p.k - k0 < kc ? p.k - k0 : kc;
+        p.C = (float *)p.work + (int64_t)blockIdx.y * p.m * p.n;
+        p.ldc = p.m;
+        p.beta = 0.0;
+    }
+    constexpr int S = WG_STAGES;
+    constexpr int AE = wg_cfg::a_elems(AKC), BE = wg_cfg::b_elems(BKC);
+    extern __shared__ __align__(128) unsigned char tm_smem[];
+    float *planes = (float *)tm_smem; /* [buffer][big, small][WG_PLANE] */
+    float *sA = planes + 4 * WG_PLANE;
+    float *sB = sA + S * AE;
+    const unsigned planes_addr = tc_smem_addr(planes);
+    const unsigned sa_addr = tc_smem_addr(sA), sb_addr = tc_smem_addr(sB);
+    const unsigned full0 = tc_smem_addr(sB + S * BE), empty0 = full0 + 8 * S;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int wm0 = warp * 16; /* this warp's 16 rows (warpgroup warp / 4: rows 64 (warp / 4) ..) */
+    const int64_t ntm = (p.m + WG_BM - 1) / WG_BM, ntn = (p.n + WG_BN - 1) / WG_BN;
+    const int64_t ntiles = ntm * ntn;
+    const int64_t KT = (p.k + WG_BK - 1) / WG_BK;
+    const float alpha = (float)p.alpha, beta = (float)p.beta;
+    float *C = (float *)p.C;
+    if (!CHECK && blockIdx.x >= ntiles) { /* a tail-scan block (x3guard.cuh); TMA-eligible
+                                             operands are 16-byte loadable */
+        x3g_scan_part(p, g, true, true, blockIdx.x - ntiles, gridDim.x - ntiles);
+        return;
+    }
+    if (tid == 0) {
+        for (int s = 0; s < S; ++s) {
+            tm_bar_init(full0 + 8 * s, 1);
+            tm_bar_init(empty0 + 8 * s, TM_WARPS);
+        }
+        tm_fence_init();
+        tm_prefetch_map(&tmA);
+        tm_prefetch_map(&tmB);
+    }
+    __syncthreads();
+
+    unsigned q = 0; /* ring position of this tile's k-tile 0 */
+    for (int64_t tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
+        int64_t tm, tn;
+        tc_tile_coords(tile, ntm, ntn, &tm, &tn);
+        const int64_t m0 = tm * WG_BM, n0 = tn * WG_BN;
+
+        float acc[64], t[64];
+        unsigned gmx, gmn; /* range guard (x3guard.cuh) over the A and B elements split here */
+        x3g_init(gmx, gmn);
+#pragma unroll
+        for (int i = 0; i < 64; ++i) {
+            acc[i] = 0.0f;
+            t[i] = 0.0f; /* never read (scale-d false), but defined */
+        }
+
+        /* Prologue: S - 1 k-tiles in flight; wait for the first, split its B into plane
+         * buffer 0. */
+        if (tid == 0) {
+#pragma unroll 1
+            for (int s = 0; s < S - 1 && s < KT; ++s)
+                tm_load_stage<AKC, BKC>(&tmA, &tmB, sa_addr, sb_addr, full0, empty0, q + s,
+                                        (int)m0, (int)n0, kbase + s * WG_BK);
+        }
+        __syncwarp();
+        tm_wait(full0 + 8 * (q % S), (q / S) & 1u);
+        wg_split_b<BKC, CHECK>(planes, planes + WG_PLANE, sB + (q % S) * BE, tid, gmx, gmn);
+        wg_fence_proxy_async();
+
+        for (int64_t kt = 0; kt < KT; ++kt) {
+            const unsigned r = q + (unsigned)kt, cs = r % S;
+            __syncthreads(); /* B1: planes of kt visible to all; raw stage of kt - 1 released */
+            const float *sAc = sA + cs * AE;
+            const unsigned pb = planes_addr + (unsigned)((kt & 1) * 2 * WG_PLANE * sizeof(float));
+            const unsigned ps = pb + (unsigned)(WG_PLANE * sizeof(float));
+            float fa[4];
+            unsigned ab[4], as[4];
+            tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 0, lane);
+            wg_split_a(fa, ab, as);
+            /* k step 0 is issued before, and finished after, the copy issue and the split of
+             * the next stage, so that it runs meanwhile. */
+            wg_issue128(t, ab, as, pb, ps, 0);
+            if (CHECK) wg_note_a(fa, gmx, gmn);
+            tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 8, lane); /* next A fragment */
+
+            if (tid == 0 && kt + S - 1 < KT)
+                tm_load_stage<AKC, BKC>(&tmA, &tmB, sa_addr, sb_addr, full0, empty0, r + S - 1,
+                                        (int)m0, (int)n0, kbase + (int)(kt + S - 1) * WG_BK);
+            __syncwarp();
+            if (kt + 1 < KT) {
+                const unsigned ns = (r + 1) % S;
+                tm_wait(full0 + 8 * ns, ((r + 1) / S) & 1u); /* raw kt + 1 landed */
+                float *pl = planes + ((kt + 1) & 1) * 2 * WG_PLANE;
+                wg_split_b<BKC, CHECK>(pl, pl + WG_PLANE, sB + ns * BE, tid, gmx, gmn);
+                wg_fence_proxy_async();
+            }
+            /* k steps 1..3: wait, add t into acc, issue the next (its A fragment already
+             * loaded), load the one after while it runs. Nothing pending at the end. */
+#pragma unroll
+            for (int j = 1; j < 4; ++j) {
+                wg_wait<0>();
+                wg_flush64(acc, t);
+                wg_split_a(fa, ab, as);
+                wg_issue128(t, ab, as, pb, ps, 8 * j);
+                if (CHECK) wg_note_a(fa, gmx, gmn);
+                if (j < 3) tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 8 * (j + 1), lane);
+            }
+            /* This warp's reads of raw stage kt are done (B split in kt - 1, A fragments). */
+            __syncwarp();
+            if (lane == 0) tm_arrive(empty0 + 8 * cs);
+            wg_wait<0>();
+            wg_flush64(acc, t);
+        }
+        q += (unsigned)KT;
+        __syncthreads(); /* the next tile's prologue overwrites the planes */
+
+        /* A tile with an out-of-range element in its panels stores nothing (the fixup
+         * recomputes it; x3guard.cuh). */
+        if (CHECK && x3g_tile_out(g, gmx, gmn, tm + tn * ntm)) continue;
+        wg_store_tile(p, C, alpha, beta, acc, t, m0, n0, wm0, lane);
+    }
+#else
+    /* Not built for sm_90a: never launched (dispatch requires a compute capability 9.0 GPU,
+     * where the sm_90a code is loaded). Fail loudly rather than return garbage. */
+    (void)tmA;
+    (void)tmB;
+    (void)p;
+    (void)kc;
+    (void)g;
+#ifdef __CUDA_ARCH__
+    __trap();
+#endif
+#endif
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Launcher: TMA eligibility, tensor maps, then rung 14's plan (wg_plan) and launches.
+ * ------------------------------------------------------------------------------------- */
+/* cuTensorMapEncodeTiled from the driver through the runtime (the library links only the
+ * runtime), looked up once; *fn = NULL when the driver does not have it. */
+static cudaError_t tm_encoder(PFN_cuTensorMapEncodeTiled_v12000 *fn) {
+    static void *cached;
+    void *f = __atomic_load_n(&cached, __ATOMIC_ACQUIRE);
+    *fn = NULL;
+    if (!f) {
+        cudaDriverEntryPointQueryResult qr = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
+        const cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000,
+                                                               cudaEnableDefault, &qr);
+#else
+        const cudaError_t e =
+            cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &f, cudaEnableDefault, &qr);
+#endif
+        if (e != cudaSuccess) return e;
+        if (qr != cudaDriverEntryPointSuccess || !f) return cudaSuccess;
+        __atomic_store_n(&cached, f, __ATOMIC_RELEASE);
+    }
+    *fn = (PFN_cuTensorMapEncodeTiled_v12000)f;
+    return cudaSuccess;
+}
+
+/* A 2-D tensor map of a column-major operand: `inner` contiguous elements per column (the
+ * column count `outer`), ld elements apart; boxes of box_in x box_out; outside the matrix
+ * reads as zeros (OOB fill NONE). */
+static cudaError_t tm_map(PFN_cuTensorMapEncodeTiled_v12000 fn, CUtensorMap *map, const void *base,
+                          int64_t inner, int64_t outer, int64_t ld, int box_in, int box_out) {
+    const cuuint64_t dim[2] = {(cuuint64_t)inner, (cuuint64_t)outer};
+    const cuuint64_t stride[1] = {(cuuint64_t)ld * sizeof(float)};
+    const cuuint32_t box[2] = {(cuuint32_t)box_in, (cuuint32_t)box_out};
+    const cuuint32_t estride[2] = {1, 1};
+    const CUresult r = fn(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)base, dim, stride, box,
+                          estride, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                          CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+/* Whether TMA can copy this call's operands: 16-byte aligned bases and column strides, strides
+ * below 2^40 bytes, and every coordinate (plus a box) inside int32. */
+#define TM_DIM_MAX (((int64_t)1 << 31) - 1024)
+static int tm_eligible(const mb_gemm_args *p) {
+    const int64_t ld_max = ((int64_t)1 << 40) / (int64_t)sizeof(float);
+    return (uintptr_t)p->A % 16 == 0 && (uintptr_t)p->B % 16 == 0 && p->lda % 4 == 0 &&
+           p->ldb % 4 == 0 && p->lda < ld_max && p->ldb < ld_max && p->m <= TM_DIM_MAX &&
+           p->n <= TM_DIM_MAX && p->k <= TM_DIM_MAX;
+}
+
+template <bool AKC, bool BKC, bool SPLIT, bool CHECK>
+static cudaError_t tm_launch_s(const mb_gemm_args *p, const mb_gemm_args *q, const CUtensorMap *ma,
+                               const CUtensorMap *mb, mb_splitk sp, x3g g, int64_t scan,
+                               cudaStream_t s) {
+    const size_t smem = tm_smem_bytes(AKC, BKC);
+    static unsigned long long smem_set; /* devices whose limit is raised (this kernel) */
+    cudaError_t e = mb_smem_limit_once((const void *)tma_tf32x3_kernel<AKC, BKC, SPLIT, CHECK>,
+                                       (int)smem, &smem_set);
+    if (e != cudaSuccess) return e;
+    const int64_t tiles = mb_cdiv(p->m, WG_BM) * mb_cdiv(p->n, WG_BN);
+    const dim3 grid(mb_grid_dim(tiles + scan, MB_GRID_X_MAX), (unsigned)sp.S);
+    tma_tf32x3_kernel<AKC, BKC, SPLIT, CHECK><<<grid, WG_THREADS, smem, s>>>(*ma, *mb, *q, sp.kc, g);
+    e = cudaGetLastError();
+    if (e == cudaSuccess && SPLIT) e = x3g_reduce(p, q, sp.S, g, s);
+    return e == cudaSuccess ? x3g_end(p, g, s) : e;
+}
+template <bool AKC, bool BKC>
+static cudaError_t tm_launch_t(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v12000 fn,
+                               cudaStream_t s) {
+    /* A stored (AKC ? k x m : m x k), B stored (BKC ? n x k : k x n): the box is one stage
+     * in its padded layout (tc_config.cuh), rows as wide as the pads. */
+    CUtensorMap ma, mb;
+    cudaError_t e = AKC ? tm_map(fn, &ma, p->A, p->k, p->m, p->lda, wg_cfg::LD_K, WG_BM)
+                        : tm_map(fn, &ma, p->A, p->m, p->k, p->lda, wg_cfg::LD_AM, WG_BK);
+    if (e != cudaSuccess) return e;
+    e = BKC ? tm_map(fn, &mb, p->B, p->k, p->n, p->ldb, wg_cfg::LD_K, WG_BN)
+            : tm_map(fn, &mb, p->B, p->n, p->k, p->ldb, wg_cfg::LD_BN, WG_BK);
+    if (e != cudaSuccess) return e;
+    x3g g;
+    mb_gemm_args q;
+    mb_splitk sp;
+    int64_t scan;
+    e = wg_plan(p, &g, &q, &sp, &scan, s);
+    if (e != cudaSuccess) return e;
+    if (sp.S > 1) return tm_launch_s<AKC, BKC, true, true>(p, &q, &ma, &mb, sp, g, 0, s);
+    return scan > 0 ? tm_launch_s<AKC, BKC, false, false>(p, &q, &ma, &mb, sp, g, scan, s)
+                    : tm_launch_s<AKC, BKC, false, true>(p, &q, &ma, &mb, sp, g, 0, s);
+}
+
+extern "C" cudaError_t mb_sgemm_wgmma_tf32x3(const void *a, cudaStream_t s);
+
+extern "C" cudaError_t mb_sgemm_tma_tf32x3(const void *a, cudaStream_t s) {
+    const mb_gemm_args *p = (const mb_gemm_args *)a;
+    if (!tm_eligible(p)) return mb_sgemm_wgmma_tf32x3(a, s); /* rung 14: any alignment */
+    PFN_cuTensorMapEncodeTiled_v12000 fn;
+    const cudaError_t e = tm_encoder(&fn);
+    if (e != cudaSuccess) return e;
+    if (!fn) return mb_sgemm_wgmma_tf32x3(a, s); /* a driver without TMA maps */
+    /* A is K-contiguous when transposed; B is K-contiguous when not. */
+    if (p->transa) {
+        if (p->transb) return tm_launch_t<true, false>(p, fn, s);
+        return tm_launch_t<true, true>(p, fn, s);
+    }
+    if (p->transb) return tm_launch_t<false, false>(p, fn, s);
+    return tm_launch_t<false, true>(p, fn, s);
+}
