@@ -2,22 +2,23 @@
 /*
  * Rung 15 of the sgemm ladder, tma_tf32x3 (FP32 results, Hopper only: sm_90a): rung 14
  * (wgmma_tf32x3) with one change, how the raw A and B tiles reach shared memory. Instead of
- * every thread issuing 16-byte cp.async (address arithmetic, bounds checks, zeroing in
- * registers), one thread issues two TMA bulk tensor copies per stage
- * (cp.async.bulk.tensor.2d, a tensor map per operand built on the host) into the same 4-stage
- * ring; a "full" mbarrier per stage (expect_tx: the stage's bytes) tells the consumers a stage
- * has landed, an "empty" mbarrier per stage (one arrival per warp) tells the issuing thread
- * it was read. The split of B, the A fragments, the wgmma k steps, split-K, the range guard
- * (x3guard.cuh) and the epilogue are rung 14's (wg_tf32x3.cuh).
- * Why faster: the copy engine computes addresses and fills the parts of a box outside the
- * matrix with zeros, so the 256 threads spend no issue slots or registers on copies, and the
- * per-stage cp.async.wait + __syncthreads becomes an mbarrier wait per thread.
- * Limits: the boxes are as wide as rung 14's padded rows (36 floats K-contiguous, 136 floats
- * MN-contiguous) so its conflict-free layouts stay: each copy reads 4 / 8 extra floats per
- * row (unused). The issuing thread still belongs to a consumer warp (no warp specialisation)
- * and the B split still runs in the main loop. TMA needs 16-byte aligned A and B and ld * 4 %
- * 16 == 0 (and m, n, k, ld in its ranges): other calls run rung 14 (same results class).
- * Resources (nvcc -arch=sm_90a -Xptxas -v): RESOURCES
+ * 16-byte cp.async by every thread, one thread issues two TMA bulk tensor copies per stage
+ * (cp.async.bulk.tensor.2d, one tensor map per operand, built on the host) into the same
+ * 4-stage ring; per stage a "full" mbarrier (expect_tx: the stage's bytes) says it landed and
+ * an "empty" mbarrier (one arrival per warp) says every warp has read it. B split, A
+ * fragments, wgmma k steps, split-K, range guard and epilogue are rung 14's (wg_tf32x3.cuh).
+ * Why faster: the copy engine computes the addresses and zero-fills what lies outside the
+ * matrix, so the 256 threads spend no issue slots or registers on copies, and the per-stage
+ * cp.async.wait + second __syncthreads become one mbarrier wait per thread.
+ * Limits: the boxes are as wide as rung 14's padded rows (36 floats K-contiguous, 136
+ * MN-contiguous) to keep its conflict-free layouts, so each row copy reads 4 / 8 unused floats;
+ * the issuing thread is one of the consumers (no warp specialisation); the B split stays in
+ * the main loop. TMA needs 16-byte aligned A and B with lda, ldb multiples of 4 (and m, n, k
+ * below 2^31 - 1024): other calls run rung 14 (same results class), as does a driver without
+ * cuTensorMapEncodeTiled.
+ * Resources (nvcc -arch=sm_90a -Xptxas -v): 199..255 registers (main-loop checks 254..255,
+ * tail scan 231..246, split-K 199..202), no spills, no stack; 200..208 KB dynamic shared
+ * memory plus 64 B of mbarriers; 1 block per SM.
  * current figure: not yet measured on a GPU.
  * Built for sm_90a (CMakeLists.txt); the sm_90 build traps; dispatch requires cc 9.0.
  */
@@ -237,6 +238,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 wg_split_b<BKC, CHECK>(pl, pl + WG_PLANE, sB + ns * BE, tid, gmx, gmn);
                 wg_fence_proxy_async();
             }
+            __syncwarp(); /* converged again after the waits, for the .aligned wgmma ops */
             /* k steps 1..3: wait, add t into acc, issue the next (its A fragment already
              * loaded), load the one after while it runs. Nothing pending at the end. */
 #pragma unroll
