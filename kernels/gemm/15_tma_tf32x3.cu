@@ -2,30 +2,32 @@
 /*
  * Rung 15 of the sgemm ladder, tma_tf32x3 (FP32 results, Hopper only: sm_90a): rung 14
  * (wgmma_tf32x3) with one change, how the raw A and B tiles reach shared memory. Instead of
- * 16-byte cp.async by every thread, one thread issues two TMA bulk tensor copies per stage
- * (cp.async.bulk.tensor.2d, one tensor map per operand, built on the host) into the same
- * 4-stage ring; per stage a "full" mbarrier (expect_tx: the stage's bytes) says it landed and
- * an "empty" mbarrier (one arrival per warp) says every warp has read it. B split, A
- * fragments, wgmma k steps, split-K, range guard and epilogue are rung 14's (wg_tf32x3.cuh).
+ * 16-byte cp.async by every thread, one thread of a producer warpgroup issues two TMA bulk
+ * tensor copies per stage (cp.async.bulk.tensor.2d, one tensor map per operand, built on the
+ * host) into the same 4-stage ring; per stage a "full" mbarrier (expect_tx: the stage's bytes)
+ * says it landed and an "empty" mbarrier (one arrival per consumer warp) says it was read.
+ * The two consumer warpgroups run rung 14's B split, A fragments, wgmma k steps, range guard
+ * and epilogue (wg_tf32x3.cuh); split-K as rung 14. setmaxnreg gives the producer 40
+ * registers and the consumers 232.
  * Why faster: the copy engine computes the addresses and zero-fills what lies outside the
- * matrix, so the 256 threads spend no issue slots or registers on copies, and the per-stage
- * cp.async.wait + second __syncthreads become one mbarrier wait per thread.
+ * matrix, so the consumers spend no issue slots or registers on copies, the per-stage
+ * cp.async.wait + second __syncthreads become one mbarrier wait, and the producer refills
+ * each stage as soon as it is released, into the next tile while the consumers store.
  * Limits: the boxes are as wide as rung 14's padded rows (36 floats K-contiguous, 136
- * MN-contiguous) to keep its conflict-free layouts, so each row copy reads 4 / 8 unused floats;
- * the issuing thread is one of the consumers (no warp specialisation); the B split stays in
- * the main loop. TMA needs 16-byte aligned A and B with lda, ldb multiples of 4 (and m, n, k
- * below 2^31 - 1024): other calls run rung 14 (same results class), as does a driver without
- * cuTensorMapEncodeTiled.
- * Resources (nvcc -arch=sm_90a -Xptxas -v): 199..255 registers (main-loop checks 254..255,
- * tail scan 231..246, split-K 199..202), no spills, no stack; 200..208 KB dynamic shared
- * memory plus 64 B of mbarriers; 1 block per SM.
+ * MN-contiguous) to keep its conflict-free layouts, so each row copy reads 4 / 8 unused
+ * floats; the B split stays in the consumers' main loop. TMA needs 16-byte aligned A and B,
+ * lda and ldb multiples of 4, m, n, k below 2^31 - 1024: other calls (and a driver without
+ * cuTensorMapEncodeTiled) run rung 14 (same results class).
+ * Resources (nvcc -arch=sm_90a -Xptxas -v): 384 threads, 168 registers at launch (producer
+ * 40, consumers 232 after setmaxnreg), no spills, no stack; 200..208 KB dynamic shared memory
+ * plus 64 B of mbarriers; 1 block per SM.
  * current figure: not yet measured on a GPU.
  * Built for sm_90a (CMakeLists.txt); the sm_90 build traps; dispatch requires cc 9.0.
  */
 #include <cudaTypedefs.h> /* CUtensorMap, PFN_cuTensorMapEncodeTiled: types only (libcuda is not linked) */
 #include "wg_tf32x3.cuh"
 
-#define TM_WARPS (WG_THREADS / 32) /* arrivals on an empty barrier: one per warp */
+#define TM_WARPS (WG_THREADS / 32) /* arrivals on an empty barrier: one per consumer warp */
 
 /* Dynamic shared memory: rung 14's (planes, raw A stages, raw B stages; every stage starts
  * 128-byte aligned as TMA needs), then the full and the empty mbarrier of each stage. */
@@ -123,22 +125,46 @@ __device__ __forceinline__ void tm_load_stage(const CUtensorMap *ma, const CUten
         tm_copy2d(sb + st * BB, mb, n0, k, full0 + 8 * st);
 }
 
+/* Warp specialisation: warpgroup 0 produces (its thread 0 issues the copies), warpgroups 1
+ * and 2 consume (rung 14's two warpgroups). setmaxnreg moves registers from the producer to
+ * the consumers: 128 x 40 + 256 x 232 <= 65536 (the launch gives each of the 384 threads 168). */
+#define TM_THREADS (128 + WG_THREADS)
+#define TM_PRODUCER_REGS 40
+#define TM_CONSUMER_REGS 232
+static_assert(128 * TM_PRODUCER_REGS + WG_THREADS * TM_CONSUMER_REGS <= 65536, "register file");
+__device__ __forceinline__ void tm_regs_dec() {
+#if WG_SM90A
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(TM_PRODUCER_REGS));
+#endif
+}
+__device__ __forceinline__ void tm_regs_inc() {
+#if WG_SM90A
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(TM_CONSUMER_REGS));
+#endif
+}
+/* Barrier 1 among the 256 consumer threads only (barrier 0 is __syncthreads). */
+__device__ __forceinline__ void tm_consumer_sync() {
+    asm volatile("bar.sync 1, %0;\n" ::"n"(WG_THREADS) : "memory");
+}
+
 /* ---------------------------------------------------------------------------------------
- * The kernel: rung 14's schedule with the raw stages filled by TMA. Per stage kt (ring
- * position r = q + kt, q = k-tiles this block took before this tile; both warpgroups run the
- * same code, thread 0 also issues the copies):
- *   B1 __syncthreads        planes of kt visible; every wgmma of kt - 1 done; every warp
- *                           has released the raw stage of kt - 1
+ * The kernel: rung 14's schedule with the raw stages filled by TMA from a producer warp.
+ * The producer's thread 0 walks the block's k-tiles (ring position r = k-tiles this block
+ * took before: stage r % S, its (r / S)-th fill), waiting on each stage's empty barrier
+ * before refilling it, so it runs up to S k-tiles ahead of the consumers, across tiles too.
+ * Per stage kt the consumers (ctid = tid - 128) run:
+ *   B1 consumer barrier     planes of kt visible; every wgmma of kt - 1 done
  *   k step 0 issued
- *   thread 0: TMA of k-tile kt + 3 into the raw stage of kt - 1 (empty wait: already met)
- *   every thread: full wait for kt + 1, split of its B into the other plane buffer,
- *   fence.proxy.async
+ *   full wait for kt + 1, split of its B into the other plane buffer, fence.proxy.async
  *   k steps 1..3; each warp releases the raw stage of kt (empty arrive) once its last A
  *   fragment of kt is split
- * Against rung 14: no cp.async.wait + second __syncthreads per stage, no copy code per thread.
+ * Against rung 14: no cp.async.wait + second __syncthreads per stage, no copy code in the
+ * consumers. Under the main-loop guard (CHECK) the producer joins each tile's
+ * __syncthreads_or (x3g_tile_out) with nothing out of range, then goes on to the next tile's
+ * copies while the consumers store.
  * ------------------------------------------------------------------------------------- */
 template <bool AKC, bool BKC, bool SPLIT, bool CHECK>
-__global__ void __launch_bounds__(WG_THREADS, 1)
+__global__ void __launch_bounds__(TM_THREADS, 1)
     tma_tf32x3_kernel(const __grid_constant__ CUtensorMap tmA,
                       const __grid_constant__ CUtensorMap tmB, mb_gemm_args p, int64_t kc, x3g g) {
 #if WG_SM90A
@@ -157,16 +183,11 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     float *planes = (float *)tm_smem; /* [buffer][big, small][WG_PLANE] */
     float *sA = planes + 4 * WG_PLANE;
     float *sB = sA + S * AE;
-    const unsigned planes_addr = tc_smem_addr(planes);
-    const unsigned sa_addr = tc_smem_addr(sA), sb_addr = tc_smem_addr(sB);
     const unsigned full0 = tc_smem_addr(sB + S * BE), empty0 = full0 + 8 * S;
-    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    const int wm0 = warp * 16; /* this warp's 16 rows (warpgroup warp / 4: rows 64 (warp / 4) ..) */
+    const int tid = threadIdx.x;
     const int64_t ntm = (p.m + WG_BM - 1) / WG_BM, ntn = (p.n + WG_BN - 1) / WG_BN;
     const int64_t ntiles = ntm * ntn;
     const int64_t KT = (p.k + WG_BK - 1) / WG_BK;
-    const float alpha = (float)p.alpha, beta = (float)p.beta;
-    float *C = (float *)p.C;
     if (!CHECK && blockIdx.x >= ntiles) { /* a tail-scan block (x3guard.cuh); TMA-eligible
                                              operands are 16-byte loadable */
         x3g_scan_part(p, g, true, true, blockIdx.x - ntiles, gridDim.x - ntiles);
@@ -183,6 +204,34 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     }
     __syncthreads();
 
+    if (tid < 128) { /* the producer warpgroup */
+        tm_regs_dec();
+        const unsigned sa_addr = tc_smem_addr(sA), sb_addr = tc_smem_addr(sB);
+        unsigned r = 0;
+        for (int64_t tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
+            int64_t tm, tn;
+            tc_tile_coords(tile, ntm, ntn, &tm, &tn);
+            if (tid == 0)
+                for (int64_t kt = 0; kt < KT; ++kt, ++r)
+                    tm_load_stage<AKC, BKC>(&tmA, &tmB, sa_addr, sb_addr, full0, empty0, r,
+                                            (int)(tm * WG_BM), (int)(tn * WG_BN),
+                                            kbase + (int)kt * WG_BK);
+            __syncwarp();
+            if (CHECK) { /* the tile's __syncthreads_or, nothing out of range here */
+                unsigned mx, mn;
+                x3g_init(mx, mn);
+                (void)x3g_tile_out(g, mx, mn, tm + tn * ntm);
+            }
+        }
+        return;
+    }
+
+    tm_regs_inc();
+    const int ctid = tid - 128, lane = tid & 31, warp = ctid >> 5;
+    const int wm0 = warp * 16; /* this warp's 16 rows (warpgroup warp / 4: rows 64 (warp / 4) ..) */
+    const unsigned planes_addr = tc_smem_addr(planes);
+    const float alpha = (float)p.alpha, beta = (float)p.beta;
+    float *C = (float *)p.C;
     unsigned q = 0; /* ring position of this tile's k-tile 0 */
     for (int64_t tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
         int64_t tm, tn;
@@ -198,22 +247,14 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             t[i] = 0.0f; /* never read (scale-d false), but defined */
         }
 
-        /* Prologue: S - 1 k-tiles in flight; wait for the first, split its B into plane
-         * buffer 0. */
-        if (tid == 0) {
-#pragma unroll 1
-            for (int s = 0; s < S - 1 && s < KT; ++s)
-                tm_load_stage<AKC, BKC>(&tmA, &tmB, sa_addr, sb_addr, full0, empty0, q + s,
-                                        (int)m0, (int)n0, kbase + s * WG_BK);
-        }
-        __syncwarp();
+        /* Prologue: wait for k-tile 0, split its B into plane buffer 0. */
         tm_wait(full0 + 8 * (q % S), (q / S) & 1u);
-        wg_split_b<BKC, CHECK>(planes, planes + WG_PLANE, sB + (q % S) * BE, tid, gmx, gmn);
+        wg_split_b<BKC, CHECK>(planes, planes + WG_PLANE, sB + (q % S) * BE, ctid, gmx, gmn);
         wg_fence_proxy_async();
 
         for (int64_t kt = 0; kt < KT; ++kt) {
             const unsigned r = q + (unsigned)kt, cs = r % S;
-            __syncthreads(); /* B1: planes of kt visible to all; raw stage of kt - 1 released */
+            tm_consumer_sync(); /* B1: planes of kt visible to all consumers */
             const float *sAc = sA + cs * AE;
             const unsigned pb = planes_addr + (unsigned)((kt & 1) * 2 * WG_PLANE * sizeof(float));
             const unsigned ps = pb + (unsigned)(WG_PLANE * sizeof(float));
@@ -221,21 +262,16 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             unsigned ab[4], as[4];
             tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 0, lane);
             wg_split_a(fa, ab, as);
-            /* k step 0 is issued before, and finished after, the copy issue and the split of
-             * the next stage, so that it runs meanwhile. */
+            /* k step 0 is issued before, and finished after, the split of the next stage,
+             * so that it runs meanwhile. */
             wg_issue128(t, ab, as, pb, ps, 0);
             if (CHECK) wg_note_a(fa, gmx, gmn);
             tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 8, lane); /* next A fragment */
-
-            if (tid == 0 && kt + S - 1 < KT)
-                tm_load_stage<AKC, BKC>(&tmA, &tmB, sa_addr, sb_addr, full0, empty0, r + S - 1,
-                                        (int)m0, (int)n0, kbase + (int)(kt + S - 1) * WG_BK);
-            __syncwarp();
             if (kt + 1 < KT) {
                 const unsigned ns = (r + 1) % S;
                 tm_wait(full0 + 8 * ns, ((r + 1) / S) & 1u); /* raw kt + 1 landed */
                 float *pl = planes + ((kt + 1) & 1) * 2 * WG_PLANE;
-                wg_split_b<BKC, CHECK>(pl, pl + WG_PLANE, sB + ns * BE, tid, gmx, gmn);
+                wg_split_b<BKC, CHECK>(pl, pl + WG_PLANE, sB + ns * BE, ctid, gmx, gmn);
                 wg_fence_proxy_async();
             }
             __syncwarp(); /* converged again after the waits, for the .aligned wgmma ops */
@@ -257,7 +293,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             wg_flush64(acc, t);
         }
         q += (unsigned)KT;
-        __syncthreads(); /* the next tile's prologue overwrites the planes */
+        tm_consumer_sync(); /* the next tile's prologue overwrites the planes */
 
         /* A tile with an out-of-range element in its panels stores nothing (the fixup
          * recomputes it; x3guard.cuh). */
@@ -340,7 +376,7 @@ static cudaError_t tm_launch_s(const mb_gemm_args *p, const mb_gemm_args *q, con
     if (e != cudaSuccess) return e;
     const int64_t tiles = mb_cdiv(p->m, WG_BM) * mb_cdiv(p->n, WG_BN);
     const dim3 grid(mb_grid_dim(tiles + scan, MB_GRID_X_MAX), (unsigned)sp.S);
-    tma_tf32x3_kernel<AKC, BKC, SPLIT, CHECK><<<grid, WG_THREADS, smem, s>>>(*ma, *mb, *q, sp.kc, g);
+    tma_tf32x3_kernel<AKC, BKC, SPLIT, CHECK><<<grid, TM_THREADS, smem, s>>>(*ma, *mb, *q, sp.kc, g);
     e = cudaGetLastError();
     if (e == cudaSuccess && SPLIT) e = x3g_reduce(p, q, sp.S, g, s);
     return e == cudaSuccess ? x3g_end(p, g, s) : e;
