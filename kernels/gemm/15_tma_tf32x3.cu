@@ -148,10 +148,10 @@ __device__ __forceinline__ void tm_consumer_sync() {
 }
 
 /* ---------------------------------------------------------------------------------------
- * The kernel: rung 14's schedule with the raw stages filled by TMA from a producer warp.
- * The producer's thread 0 walks the block's k-tiles (ring position r = k-tiles this block
- * took before: stage r % S, its (r / S)-th fill), waiting on each stage's empty barrier
- * before refilling it, so it runs up to S k-tiles ahead of the consumers, across tiles too.
+ * The kernel: rung 14's schedule with the raw stages filled by TMA from a producer
+ * warpgroup. The producer's thread 0 walks the block's k-tiles (ring position r = k-tiles this
+ * block took before: stage r % S, its (r / S)-th fill), waiting on each stage's empty barrier
+ * before refilling it, so all S stages are landing or waiting to be read, across tiles too.
  * Per stage kt the consumers (ctid = tid - 128) run:
  *   B1 consumer barrier     planes of kt visible; every wgmma of kt - 1 done
  *   k step 0 issued
