@@ -330,6 +330,17 @@ def cblas_wide(rows):
     return list(out.values())
 
 
+def measured_on(path, gpu, extra=""):
+    """["Measured on **GPU**: `command` (`file`).\n"] from the .cmd beside a CSV; [] without."""
+    cmd = path[:-4] + ".cmd"
+    if not os.path.exists(cmd):
+        return []
+    lines = [ln.strip() for ln in open(cmd)]
+    dev = next((ln[6:].strip().split(",")[0] for ln in lines if ln.startswith("# gpu:")), gpu)
+    command = next((ln for ln in lines if ln and not ln.startswith("#")), "")
+    return ["Measured on **%s**: `%s` (`%s`%s).\n" % (dev, command, os.path.relpath(path, ROOT), extra)]
+
+
 def cblas_block(gpu):
     """The drop-in against OpenBLAS from perf/results/GPU/cblas.csv (miniblas-cblas-bench)."""
     path = os.path.join(ROOT, "perf", "results", gpu, "cblas.csv")
@@ -362,13 +373,7 @@ def cblas_block(gpu):
                      "%.2f" % num(bound) if num(bound) > 0 else "-"])
     if not body:
         return PLACEHOLDER % (gpu, gpu)
-    out = []
-    cmd = path[:-4] + ".cmd"
-    if os.path.exists(cmd):
-        lines = [ln.strip() for ln in open(cmd)]
-        dev = next((ln[6:].strip().split(",")[0] for ln in lines if ln.startswith("# gpu:")), gpu)
-        command = next((ln for ln in lines if ln and not ln.startswith("#")), "")
-        out.append("Measured on **%s**: `%s` (`%s`).\n" % (dev, command, os.path.relpath(path, ROOT)))
+    out = measured_on(path, gpu)
     head = ["op", "layout", "size", "OpenBLAS ms", "layer ms", "layer path", "speed-up",
             "layer / bound"]
     if all(b[-1] == "-" for b in body):  # no bounds in the file (--csv rather than --csv-wide)
@@ -413,13 +418,7 @@ def mgpu_block(gpu):
     head = ["op", "n", "host memory", "%d GPU ms" % lo, "%d GPUs ms" % hi, "speed-up",
             "kernel / %d ms" % hi, "cuBLASXt %d GPUs, block 4096" % hi,
             "cuBLASXt best (block)", "vs cuBLASXt best"]
-    out = []
-    cmd = path[:-4] + ".cmd"
-    if os.path.exists(cmd):
-        lines = [ln.strip() for ln in open(cmd)]
-        dev = next((ln[6:].strip().split(",")[0] for ln in lines if ln.startswith("# gpu:")), gpu)
-        command = next((ln for ln in lines if ln and not ln.startswith("#")), "")
-        out.append("Measured on **%s**: `%s` (`%s`; the bounds of each row in `%s.txt`).\n"
-                   % (dev, command, os.path.relpath(path, ROOT), os.path.relpath(path[:-4], ROOT)))
+    out = measured_on(path, gpu, "; the bounds of each row in `%s.txt`"
+                      % os.path.relpath(path[:-4], ROOT))
     out.append(table(head, body))
     return "\n".join(out)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The assertion counters of the CPU tests: CHECK(cond) and CHECKF(cond, fmt, ...) count a pass
- * or print the failing line (and the message) and count a failure; cpu_check_report(name)
- * prints "<name>: N passed, M failed" and returns the exit status.
+ * The assertion counters of the plain-C tests (the CPU tests and the cblas GPU tests):
+ * CHECK(cond) and CHECKF(cond, fmt, ...) count a pass or print the failing line (and the
+ * message) and count a failure; cpu_check_report(name) prints "<name>: N passed, M failed"
+ * and returns the exit status.
  */
 #ifndef MINIBLAS_TESTS_CPU_CHECK_H
 #define MINIBLAS_TESTS_CPU_CHECK_H

@@ -20,16 +20,7 @@
 #include "cblas_internal.h"
 #include "miniblas_cblas.h"
 
-static int g_fail;
-#define CHECK(c, ...)                                                                  \
-    do {                                                                               \
-        if (!(c)) {                                                                    \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                        \
-            fprintf(stderr, __VA_ARGS__);                                              \
-            fputc('\n', stderr);                                                       \
-            ++g_fail;                                                                  \
-        }                                                                              \
-    } while (0)
+#include "cpu_check.h"
 
 /* The made-up environment: NULL-terminated "NAME=value" strings. */
 static const char *const *g_env;
@@ -55,49 +46,49 @@ static int read_env(const char *const *env, mbc_config *cfg, char *out, size_t s
     fclose(f);
     int lines = 0;
     for (const char *p = out; *p; ++p) lines += *p == '\n';
-    CHECK(lines == n, "returned %d but wrote %d lines:\n%s", n, lines, out);
+    CHECKF(lines == n, "returned %d but wrote %d lines:\n%s", n, lines, out);
     return n;
 }
 
 static void defaults_equal(const mbc_config *c, const char *what) {
-    CHECK(c->cpu_blas_lib[0] == '\0', "%s: cpu_blas_lib '%s'", what, c->cpu_blas_lib);
-    CHECK(c->gpu_enabled == 1, "%s: gpu_enabled %d", what, c->gpu_enabled);
-    CHECK(c->device == 0 && c->ndevices == 0 && !c->all_devices, "%s: device %d (%d listed)", what,
+    CHECKF(c->cpu_blas_lib[0] == '\0', "%s: cpu_blas_lib '%s'", what, c->cpu_blas_lib);
+    CHECKF(c->gpu_enabled == 1, "%s: gpu_enabled %d", what, c->gpu_enabled);
+    CHECKF(c->device == 0 && c->ndevices == 0 && !c->all_devices, "%s: device %d (%d listed)", what,
           c->device, c->ndevices);
-    CHECK(c->xover[MBC_X_SGEMM] == 256 * 256 * 256 && c->xover[MBC_X_DGEMM] == 256 * 256 * 256,
+    CHECKF(c->xover[MBC_X_SGEMM] == 256 * 256 * 256 && c->xover[MBC_X_DGEMM] == 256 * 256 * 256,
           "%s: gemm crossovers %lld %lld", what, (long long)c->xover[MBC_X_SGEMM],
           (long long)c->xover[MBC_X_DGEMM]);
-    CHECK(c->xover[MBC_X_GEMM_DIM] == 256, "%s: gemm dim %lld", what, (long long)c->xover[MBC_X_GEMM_DIM]);
-    CHECK(c->xover[MBC_X_ASUM] == 1 << 24 && c->xover[MBC_X_DOT] == 1 << 23 &&
+    CHECKF(c->xover[MBC_X_GEMM_DIM] == 256, "%s: gemm dim %lld", what, (long long)c->xover[MBC_X_GEMM_DIM]);
+    CHECKF(c->xover[MBC_X_ASUM] == 1 << 24 && c->xover[MBC_X_DOT] == 1 << 23 &&
               c->xover[MBC_X_OMATCOPY] == 512 * 512,
           "%s: asum/dot/omatcopy crossovers", what);
-    CHECK(c->verbose == 0 && c->ptr_check == 1, "%s: verbose %d ptr_check %d", what, c->verbose,
+    CHECKF(c->verbose == 0 && c->ptr_check == 1, "%s: verbose %d ptr_check %d", what, c->verbose,
           c->ptr_check);
-    CHECK(c->panel == 0 && c->kslab == -1 && c->nslab == 4, "%s: panel %lld kslab %lld nslab %lld",
+    CHECKF(c->panel == 0 && c->kslab == -1 && c->nslab == 4, "%s: panel %lld kslab %lld nslab %lld",
           what, (long long)c->panel, (long long)c->kslab, (long long)c->nslab);
-    CHECK(c->chunk_max == (size_t)16 << 20, "%s: chunk %zu", what, c->chunk_max);
-    CHECK(c->copy_threads == 8, "%s: copy_threads %d (8 cores)", what, c->copy_threads);
-    CHECK(c->test_fail_gemm == -1 && c->test_fail_dev == -1, "%s: test_fail_gemm %lld@%d", what,
+    CHECKF(c->chunk_max == (size_t)16 << 20, "%s: chunk %zu", what, c->chunk_max);
+    CHECKF(c->copy_threads == 8, "%s: copy_threads %d (8 cores)", what, c->copy_threads);
+    CHECKF(c->test_fail_gemm == -1 && c->test_fail_dev == -1, "%s: test_fail_gemm %lld@%d", what,
           (long long)c->test_fail_gemm, c->test_fail_dev);
-    CHECK(c->split_cols == -1, "%s: split_cols %lld", what, (long long)c->split_cols);
+    CHECKF(c->split_cols == -1, "%s: split_cols %lld", what, (long long)c->split_cols);
 }
 
 static void test_defaults(void) {
     mbc_config c;
     char out[4096];
     const char *none[] = {NULL};
-    CHECK(read_env(none, &c, out, sizeof out) == 0, "defaults: lines\n%s", out);
+    CHECKF(read_env(none, &c, out, sizeof out) == 0, "defaults: lines\n%s", out);
     defaults_equal(&c, "defaults");
     /* empty values are unset */
     const char *empty[] = {"MINIBLAS_CBLAS_VERBOSE=", "MINIBLAS_CBLAS_TUNING=", "MINIBLAS_CBLAS_DEVICES=", NULL};
-    CHECK(read_env(empty, &c, out, sizeof out) == 0, "empty values: lines\n%s", out);
+    CHECKF(read_env(empty, &c, out, sizeof out) == 0, "empty values: lines\n%s", out);
     defaults_equal(&c, "empty values");
     /* copy_threads: every core, at most 16 */
     g_env = none;
     mbc_config_read(&c, fake_get, 64, NULL);
-    CHECK(c.copy_threads == 16, "64 cores: copy_threads %d", c.copy_threads);
+    CHECKF(c.copy_threads == 16, "64 cores: copy_threads %d", c.copy_threads);
     mbc_config_read(&c, fake_get, -1, NULL);
-    CHECK(c.copy_threads == 1, "unknown cores: copy_threads %d", c.copy_threads);
+    CHECKF(c.copy_threads == 1, "unknown cores: copy_threads %d", c.copy_threads);
 }
 
 static void test_good(void) {
@@ -118,47 +109,47 @@ static void test_good(void) {
                          "MINIBLAS_CBLAS_TUNING=panel=2048,kslab=off,nslab=64,chunk_mb=4096,copy_threads=3,split_cols=4096",
                          "MINIBLAS_CBLAS_TEST_FAIL_GEMM=7",
                          NULL};
-    CHECK(read_env(env, &c, out, sizeof out) == 0, "good values: lines\n%s", out);
-    CHECK(!strcmp(c.cpu_blas_lib, "/opt/blas/libblas.so.3"), "cpu_blas_lib '%s'", c.cpu_blas_lib);
-    CHECK(c.gpu_enabled == 0, "gpu_enabled %d", c.gpu_enabled);
-    CHECK(c.device == 2 && c.ndevices == 3 && c.devices[1] == 0 && c.devices[2] == 1 && !c.all_devices,
+    CHECKF(read_env(env, &c, out, sizeof out) == 0, "good values: lines\n%s", out);
+    CHECKF(!strcmp(c.cpu_blas_lib, "/opt/blas/libblas.so.3"), "cpu_blas_lib '%s'", c.cpu_blas_lib);
+    CHECKF(c.gpu_enabled == 0, "gpu_enabled %d", c.gpu_enabled);
+    CHECKF(c.device == 2 && c.ndevices == 3 && c.devices[1] == 0 && c.devices[2] == 1 && !c.all_devices,
           "devices: first %d, %d listed", c.device, c.ndevices);
-    CHECK(c.xover[MBC_X_SGEMM] == 1000, "MIN_GEMM -> sgemm %lld", (long long)c.xover[MBC_X_SGEMM]);
-    CHECK(c.xover[MBC_X_DGEMM] == MBC_NEVER, "MIN_DGEMM=never after MIN_GEMM: %lld",
+    CHECKF(c.xover[MBC_X_SGEMM] == 1000, "MIN_GEMM -> sgemm %lld", (long long)c.xover[MBC_X_SGEMM]);
+    CHECKF(c.xover[MBC_X_DGEMM] == MBC_NEVER, "MIN_DGEMM=never after MIN_GEMM: %lld",
           (long long)c.xover[MBC_X_DGEMM]);
-    CHECK(c.xover[MBC_X_GEMM_DIM] == 0 && c.xover[MBC_X_ASUM] == MBC_NEVER &&
+    CHECKF(c.xover[MBC_X_GEMM_DIM] == 0 && c.xover[MBC_X_ASUM] == MBC_NEVER &&
               c.xover[MBC_X_DOT] == 123456789012LL && c.xover[MBC_X_OMATCOPY] == 1,
           "crossovers %lld %lld %lld %lld", (long long)c.xover[MBC_X_GEMM_DIM],
           (long long)c.xover[MBC_X_ASUM], (long long)c.xover[MBC_X_DOT],
           (long long)c.xover[MBC_X_OMATCOPY]);
-    CHECK(c.verbose == 3 && c.ptr_check == 0, "verbose %d ptr_check %d", c.verbose, c.ptr_check);
-    CHECK(c.panel == 2048 && c.kslab == 0 && c.nslab == 64 && c.chunk_max == (size_t)4096 << 20 &&
+    CHECKF(c.verbose == 3 && c.ptr_check == 0, "verbose %d ptr_check %d", c.verbose, c.ptr_check);
+    CHECKF(c.panel == 2048 && c.kslab == 0 && c.nslab == 64 && c.chunk_max == (size_t)4096 << 20 &&
               c.copy_threads == 3,
           "tuning: panel %lld kslab %lld nslab %lld chunk %zu threads %d", (long long)c.panel,
           (long long)c.kslab, (long long)c.nslab, c.chunk_max, c.copy_threads);
-    CHECK(c.test_fail_gemm == 7 && c.test_fail_dev == -1, "test_fail_gemm %lld@%d",
+    CHECKF(c.test_fail_gemm == 7 && c.test_fail_dev == -1, "test_fail_gemm %lld@%d",
           (long long)c.test_fail_gemm, c.test_fail_dev);
-    CHECK(c.split_cols == 4096, "split_cols %lld", (long long)c.split_cols);
+    CHECKF(c.split_cols == 4096, "split_cols %lld", (long long)c.split_cols);
 
     const char *env2[] = {"MINIBLAS_CBLAS_DEVICE=3", "MINIBLAS_CBLAS_GPU=yes",
                           "MINIBLAS_CBLAS_TUNING=kslab=512,panel=auto,,chunk_mb=1", NULL};
-    CHECK(read_env(env2, &c, out, sizeof out) == 0, "alias: lines\n%s", out);
-    CHECK(c.device == 3 && c.ndevices == 1, "MINIBLAS_CBLAS_DEVICE=3: device %d (%d listed)", c.device,
+    CHECKF(read_env(env2, &c, out, sizeof out) == 0, "alias: lines\n%s", out);
+    CHECKF(c.device == 3 && c.ndevices == 1, "MINIBLAS_CBLAS_DEVICE=3: device %d (%d listed)", c.device,
           c.ndevices);
-    CHECK(c.gpu_enabled == 1 && c.kslab == 512 && c.panel == 0 && c.chunk_max == (size_t)1 << 20,
+    CHECKF(c.gpu_enabled == 1 && c.kslab == 512 && c.panel == 0 && c.chunk_max == (size_t)1 << 20,
           "gpu %d kslab %lld panel %lld chunk %zu", c.gpu_enabled, (long long)c.kslab,
           (long long)c.panel, c.chunk_max);
 
     const char *env4[] = {"MINIBLAS_CBLAS_TEST_FAIL_GEMM=5@1", "MINIBLAS_CBLAS_TUNING=split_cols=auto", NULL};
-    CHECK(read_env(env4, &c, out, sizeof out) == 0, "fail at 5@1: lines\n%s", out);
-    CHECK(c.test_fail_gemm == 5 && c.test_fail_dev == 1 && c.split_cols == -1,
+    CHECKF(read_env(env4, &c, out, sizeof out) == 0, "fail at 5@1: lines\n%s", out);
+    CHECKF(c.test_fail_gemm == 5 && c.test_fail_dev == 1 && c.split_cols == -1,
           "5@1: test_fail_gemm %lld@%d split_cols %lld", (long long)c.test_fail_gemm,
           c.test_fail_dev, (long long)c.split_cols);
 
     const char *env3[] = {"MINIBLAS_CBLAS_DEVICES=all", "MINIBLAS_CBLAS_TUNING=kslab=auto,panel=0", NULL};
-    CHECK(read_env(env3, &c, out, sizeof out) == 0, "all: lines\n%s", out);
-    CHECK(c.all_devices && c.device == 0, "all: device %d", c.device);
-    CHECK(c.kslab == -1 && c.panel == 0, "kslab=auto %lld, panel=0 %lld", (long long)c.kslab,
+    CHECKF(read_env(env3, &c, out, sizeof out) == 0, "all: lines\n%s", out);
+    CHECKF(c.all_devices && c.device == 0, "all: device %d", c.device);
+    CHECKF(c.kslab == -1 && c.panel == 0, "kslab=auto %lld, panel=0 %lld", (long long)c.kslab,
           (long long)c.panel);
 }
 
@@ -168,8 +159,8 @@ static void one_bad(const char *setting, const char *name) {
     char out[4096];
     const char *env[] = {setting, NULL};
     int n = read_env(env, &c, out, sizeof out);
-    CHECK(n == 1, "%s: %d lines:\n%s", setting, n, out);
-    CHECK(strstr(out, name) != NULL && !strncmp(out, "miniblas_cblas: ", 16),
+    CHECKF(n == 1, "%s: %d lines:\n%s", setting, n, out);
+    CHECKF(strstr(out, name) != NULL && !strncmp(out, "miniblas_cblas: ", 16),
           "%s: the line does not name %s:\n%s", setting, name, out);
     defaults_equal(&c, setting);
 }
@@ -213,8 +204,8 @@ static void test_bad(void) {
                          "MINIBLAS_CBLAS_TUNING=panel=abc,foo=1,chunk_mb=0,nslab=65,copy_threads=4,kslab=32",
                          "MINIBLAS_CBLAS_CHUNK_MB=1", NULL};
     int n = read_env(env, &c, out, sizeof out);
-    CHECK(n == 6, "several: %d lines:\n%s", n, out);
-    CHECK(c.verbose == 0 && c.xover[MBC_X_SGEMM] == 5 && c.copy_threads == 4 && c.kslab == 32 &&
+    CHECKF(n == 6, "several: %d lines:\n%s", n, out);
+    CHECKF(c.verbose == 0 && c.xover[MBC_X_SGEMM] == 5 && c.copy_threads == 4 && c.kslab == 32 &&
               c.panel == 0 && c.nslab == 4 && c.chunk_max == (size_t)16 << 20,
           "several: verbose %d sgemm %lld threads %d kslab %lld panel %lld nslab %lld chunk %zu",
           c.verbose, (long long)c.xover[MBC_X_SGEMM], c.copy_threads, (long long)c.kslab,
@@ -266,10 +257,10 @@ static void test_library(const char *self) {
     close(fd[0]);
     int st = 0;
     waitpid(pid, &st, 0);
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "library child: status 0x%x; stderr:\n%s", st, err);
+    CHECKF(WIFEXITED(st) && WEXITSTATUS(st) == 0, "library child: status 0x%x; stderr:\n%s", st, err);
     int lines = 0;
     for (const char *p = err; *p; ++p) lines += *p == '\n';
-    CHECK(lines == 2 && strstr(err, "MINIBLAS_CBLAS_MIN_DOT=lots") && strstr(err, "bogus"),
+    CHECKF(lines == 2 && strstr(err, "MINIBLAS_CBLAS_MIN_DOT=lots") && strstr(err, "bogus"),
           "library child: want one line for each of the 2 bad settings, got %d:\n%s", lines, err);
 }
 
@@ -284,7 +275,7 @@ int main(int argc, char **argv) {
         self[len] = '\0';
         test_library(self);
     } else {
-        CHECK(0, "readlink /proc/self/exe");
+        CHECKF(0, "readlink /proc/self/exe");
     }
     if (g_fail) {
         fprintf(stderr, "test_cblas_config_cpu: %d failures\n", g_fail);

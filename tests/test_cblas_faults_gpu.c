@@ -36,17 +36,7 @@
 #include "miniblas.h"
 #include "miniblas_cblas.h"
 
-static int g_fail;
-#define CHECK(cond, ...)                                                                      \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            ++g_fail;                                                                         \
-            fprintf(stdout, "%s:%d: FAILED: ", __FILE__, __LINE__);                           \
-            fprintf(stdout, __VA_ARGS__);                                                     \
-            fprintf(stdout, "\n");                                                            \
-            fflush(stdout);                                                                   \
-        }                                                                                     \
-    } while (0)
+#include "cpu_check.h"
 
 /* The program's cblas_xerbla: records the call (the layer then prints nothing). */
 static int x_calls, x_param;
@@ -116,14 +106,14 @@ static int undefined_or_right(const float *Cdev, int64_t m, int64_t n, int64_t k
                               const float *A, const float *B, float beta, const float *C0,
                               float *got, int must_fail, const char *what) {
     if (x_calls == 1) {
-        CHECK(x_param == 0 && strstr(x_msg, "C is undefined"), "%s: xerbla param %d '%s'",
+        CHECKF(x_param == 0 && strstr(x_msg, "C is undefined"), "%s: xerbla param %d '%s'",
               what, x_param, x_msg);
         return 1;
     }
-    CHECK(!must_fail, "%s: no failure although the fault comes before its last gemm", what);
+    CHECKF(!must_fail, "%s: no failure although the fault comes before its last gemm", what);
     if (cudaMemcpy(got, Cdev, (size_t)(m * n) * sizeof(float), cudaMemcpyDefault) != cudaSuccess)
         return 0;
-    CHECK(gemm_ok(m, n, k, alpha, A, B, beta, C0, got, what), "%s: succeeded but wrong", what);
+    CHECKF(gemm_ok(m, n, k, alpha, A, B, beta, C0, got, what), "%s: succeeded but wrong", what);
     return 1;
 }
 
@@ -143,9 +133,9 @@ static int case_midgemm(int64_t fail_after) {
         x_reset();
         cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.25f, A, m, B, k, beta, C, m);
         int path = miniblas_cblas_last_path();
-        CHECK(x_calls == 0 && path == MINIBLAS_CBLAS_PATH_GPU_FALLBACK,
+        CHECKF(x_calls == 0 && path == MINIBLAS_CBLAS_PATH_GPU_FALLBACK,
               "host C beta %g: xerbla %d, path %d (want the CPU completion)", beta, x_calls, path);
-        CHECK(gemm_ok(m, n, k, 1.25f, A, B, beta, C0, C, "host C after a GPU failure"),
+        CHECKF(gemm_ok(m, n, k, 1.25f, A, B, beta, C0, C, "host C after a GPU failure"),
               "host C beta %g: wrong result after the CPU completion", beta);
     }
     /* pinned C, beta == 0 (written by DMA directly): recomputed whole on the CPU */
@@ -154,9 +144,9 @@ static int case_midgemm(int64_t fail_after) {
     for (int64_t i = 0; i < m * n; ++i) Cp[i] = NAN;
     x_reset();
     cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, A, m, B, k, 0.0f, Cp, m);
-    CHECK(x_calls == 0 && miniblas_cblas_last_path() == MINIBLAS_CBLAS_PATH_GPU_FALLBACK,
+    CHECKF(x_calls == 0 && miniblas_cblas_last_path() == MINIBLAS_CBLAS_PATH_GPU_FALLBACK,
           "pinned C: xerbla %d path %d", x_calls, miniblas_cblas_last_path());
-    CHECK(gemm_ok(m, n, k, 1.0f, A, B, 0.0f, C0, Cp, "pinned C"), "pinned C: wrong result");
+    CHECKF(gemm_ok(m, n, k, 1.0f, A, B, 0.0f, C0, Cp, "pinned C"), "pinned C: wrong result");
     /* device C (host A, B; 10 gemms): cannot be finished on the CPU: undefined, said so */
     float *dC = dev_copy(C0, bytes);
     x_reset();
@@ -202,7 +192,7 @@ static int case_sticky(void) {
     float *dx = dev_copy(x, n * sizeof(float)), *dy = dev_copy(y, n * sizeof(float));
     x_reset();
     float before = cblas_sdot(n, dx, 1, dy, 1);
-    CHECK(x_calls == 0 && miniblas_cblas_last_path() == MINIBLAS_CBLAS_PATH_GPU_INPLACE,
+    CHECKF(x_calls == 0 && miniblas_cblas_last_path() == MINIBLAS_CBLAS_PATH_GPU_INPLACE,
           "sdot on device pointers before the error: xerbla %d path %d", x_calls,
           miniblas_cblas_last_path());
     (void)before;
@@ -213,11 +203,11 @@ static int case_sticky(void) {
     for (int rep = 0; rep < 2; ++rep) {
         x_reset();
         float r = cblas_sdot(n, dx, 1, dy, 1);
-        CHECK(r == 0 && x_calls == 1, "sdot on device pointers after a sticky error (%d): %g, "
+        CHECKF(r == 0 && x_calls == 1, "sdot on device pointers after a sticky error (%d): %g, "
               "xerbla %d '%s'", rep, r, x_calls, x_msg);
         x_reset();
         double a = cblas_sasum(n, dx, 1);
-        CHECK(a == 0 && x_calls == 1, "sasum on a device pointer: %g, xerbla %d", a, x_calls);
+        CHECKF(a == 0 && x_calls == 1, "sasum on a device pointer: %g, xerbla %d", a, x_calls);
         float *hc = malloc(64 * 64 * sizeof(float));
         for (int i = 0; i < 64 * 64; ++i) hc[i] = 7.0f;
         x_reset();
@@ -225,7 +215,7 @@ static int case_sticky(void) {
                     0.0f, hc, 64);
         int untouched = 1;
         for (int i = 0; i < 64 * 64; ++i) untouched &= hc[i] == 7.0f;
-        CHECK(x_calls == 1 && untouched, "sgemm device A, B, host C: xerbla %d, C %s", x_calls,
+        CHECKF(x_calls == 1 && untouched, "sgemm device A, B, host C: xerbla %d, C %s", x_calls,
               untouched ? "untouched" : "written");
         free(hc);
     }
@@ -234,14 +224,14 @@ static int case_sticky(void) {
     for (int i = 0; i < n; ++i) want += (double)x[i] * y[i];
     x_reset();
     float r = cblas_sdot(n, x, 1, y, 1);
-    CHECK(x_calls == 0 && fabs(r - want) < 1e-3, "host sdot after the error: %g want %g", r, want);
+    CHECKF(x_calls == 0 && fabs(r - want) < 1e-3, "host sdot after the error: %g want %g", r, want);
     miniblas_cblas_force_path(MINIBLAS_CBLAS_PATH_GPU);
     const int64_t m = 300;
     float *A = host_rand(m * m), *B = host_rand(m * m), *C = malloc(m * m * sizeof(float));
     cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, m, m, 1.0f, A, m, B, m, 0.0f, C, m);
-    CHECK(x_calls == 0 && gemm_ok(m, m, m, 1.0f, A, B, 0.0f, NULL, C, "host gemm after the error"),
+    CHECKF(x_calls == 0 && gemm_ok(m, m, m, 1.0f, A, B, 0.0f, NULL, C, "host gemm after the error"),
           "host sgemm after the error: xerbla %d", x_calls);
-    CHECK(!miniblas_cblas_gpu_available(), "the layer still offers the GPU after a sticky error");
+    CHECKF(!miniblas_cblas_gpu_available(), "the layer still offers the GPU after a sticky error");
     return g_fail ? 1 : 0;
 }
 
@@ -270,7 +260,7 @@ static int case_atexit(void) {
     g_dx = dev_copy(g_hx, 1024 * sizeof(float));
     x_reset();
     float r = cblas_sdot(1024, g_dx, 1, g_dx, 1);
-    CHECK(x_calls == 0 && r > 0 && miniblas_cblas_last_path() == MINIBLAS_CBLAS_PATH_GPU_INPLACE,
+    CHECKF(x_calls == 0 && r > 0 && miniblas_cblas_last_path() == MINIBLAS_CBLAS_PATH_GPU_INPLACE,
           "device sdot before exit: %g xerbla %d", r, x_calls);
     return g_fail ? 1 : 0; /* exit runs the handler, whose status wins */
 }
@@ -283,7 +273,7 @@ static int case_fork(void) {
     float *dx = dev_copy(A, 1024 * sizeof(float));
     miniblas_cblas_force_path(MINIBLAS_CBLAS_PATH_GPU);
     cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, m, m, 1.0f, A, m, B, m, 0.0f, C, m);
-    CHECK(miniblas_cblas_last_path() == MINIBLAS_CBLAS_PATH_GPU, "parent: GPU path before fork");
+    CHECKF(miniblas_cblas_last_path() == MINIBLAS_CBLAS_PATH_GPU, "parent: GPU path before fork");
     fflush(stdout);
     pid_t pid = fork();
     if (pid == 0) {
@@ -302,9 +292,9 @@ static int case_fork(void) {
     }
     int st = -1;
     waitpid(pid, &st, 0);
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "fork child: status 0x%x", st);
+    CHECKF(WIFEXITED(st) && WEXITSTATUS(st) == 0, "fork child: status 0x%x", st);
     cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, m, m, 1.0f, A, m, B, m, 0.0f, C, m);
-    CHECK(miniblas_cblas_last_path() == MINIBLAS_CBLAS_PATH_GPU &&
+    CHECKF(miniblas_cblas_last_path() == MINIBLAS_CBLAS_PATH_GPU &&
               gemm_ok(m, m, m, 1.0f, A, B, 0.0f, NULL, C, "parent after fork"),
           "parent after fork: path %d", miniblas_cblas_last_path());
     return g_fail ? 1 : 0;
@@ -320,7 +310,7 @@ static int case_rungenv(void) {
     float C[4] = {0};
     float *dC = dev_copy(C, sizeof C);
     cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 2, 2, 2, 1.0f, dA, 2, dA, 2, 0.0f, dC, 2);
-    CHECK(x_calls == 1 && x_param == 0, "device sgemm with MINIBLAS_SGEMM unknown: xerbla %d", x_calls);
+    CHECKF(x_calls == 1 && x_param == 0, "device sgemm with MINIBLAS_SGEMM unknown: xerbla %d", x_calls);
     return g_fail ? 1 : 0;
 }
 
@@ -389,22 +379,22 @@ int main(int argc, char **argv) {
         const char *env[] = {fail_at[i], "MINIBLAS_CBLAS_TUNING=panel=96,chunk_mb=1",
                              "MINIBLAS_CBLAS_VERBOSE=1", NULL};
         int st = run_child(self, "midgemm", NULL, env, err, sizeof err);
-        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "midgemm %s: status 0x%x; stderr:\n%s", fail_at[i], st, err);
+        CHECKF(WIFEXITED(st) && WEXITSTATUS(st) == 0, "midgemm %s: status 0x%x; stderr:\n%s", fail_at[i], st, err);
         /* the notice names the cause: the handle's message, not an empty one */
-        CHECK(strstr(err, "'(MINIBLAS_CBLAS_TEST_FAIL_GEMM)' names no sgemm rung"),
+        CHECKF(strstr(err, "'(MINIBLAS_CBLAS_TEST_FAIL_GEMM)' names no sgemm rung"),
               "midgemm %s: the fallback notice lost its cause; stderr:\n%s", fail_at[i], err);
     }
     static const char *modes[] = {"sticky", "atexit", "fork"};
     for (int i = 0; i < 3; ++i) {
         int st = run_child(self, modes[i], NULL, NULL, err, sizeof err);
-        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: status 0x%x; stderr:\n%s", modes[i], st, err);
+        CHECKF(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: status 0x%x; stderr:\n%s", modes[i], st, err);
     }
     {
         const char *env[] = {"MINIBLAS_SGEMM=no-such-rung", NULL};
         int st = run_child(self, "rungenv", NULL, env, err, sizeof err);
         int lines = 0;
         for (const char *p = err; (p = strstr(p, "MINIBLAS_SGEMM=no-such-rung")); ++p) ++lines;
-        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0 && lines == 1,
+        CHECKF(WIFEXITED(st) && WEXITSTATUS(st) == 0 && lines == 1,
               "rungenv: status 0x%x, %d lines naming the setting (want 1); stderr:\n%s", st, lines, err);
     }
     printf("test_cblas_faults_gpu: %s\n", g_fail ? "FAILED" : "passed");

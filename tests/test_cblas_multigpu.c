@@ -36,17 +36,7 @@
 #include <cblas.h>
 #include "miniblas_cblas.h"
 
-static int g_fail;
-#define CHECK(cond, ...)                                                                      \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            ++g_fail;                                                                         \
-            fprintf(stdout, "%s:%d: FAILED: ", __FILE__, __LINE__);                           \
-            fprintf(stdout, __VA_ARGS__);                                                     \
-            fprintf(stdout, "\n");                                                            \
-            fflush(stdout);                                                                   \
-        }                                                                                     \
-    } while (0)
+#include "cpu_check.h"
 
 /* Fortran sgemm_ of the drop-in (exported by libminiblas_cblas). */
 void sgemm_(const char *ta, const char *tb, const blasint *m, const blasint *n, const blasint *k,
@@ -323,16 +313,16 @@ int main(int argc, char **argv) {
         const char *env[] = {devenv[i], "MINIBLAS_CBLAS_TUNING=panel=64,kslab=16,split_cols=1",
                              "MINIBLAS_CBLAS_VERBOSE=2", "MINIBLAS_CBLAS_TEST_FAIL_GEMM=", NULL};
         int st = run_child(self, files[i], env);
-        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "DEVICES=%s: status 0x%x; stderr tail:\n%.2000s",
+        CHECKF(WIFEXITED(st) && WEXITSTATUS(st) == 0, "DEVICES=%s: status 0x%x; stderr tail:\n%.2000s",
               lists[i], st, g_err + (strlen(g_err) > 2000 ? strlen(g_err) - 2000 : 0));
         int split2 = count(g_err, "over 2 devices"), splitn = count(g_err, alls);
         if (i == 0)
-            CHECK(count(g_err, " devices, ") == 0, "DEVICES=0 split a call");
+            CHECKF(count(g_err, " devices, ") == 0, "DEVICES=0 split a call");
         else if (i == 1)
-            CHECK(split2 >= 20, "DEVICES=0,1: only %d calls split over 2 devices", split2);
+            CHECKF(split2 >= 20, "DEVICES=0,1: only %d calls split over 2 devices", split2);
         else
-            CHECK(splitn >= 20, "DEVICES=%s: only %d calls split over %d devices", lists[i], splitn, ndev);
-        if (i > 0) CHECK(same_file(files[0], files[i]), "DEVICES=%s: C differs from DEVICES=0", lists[i]);
+            CHECKF(splitn >= 20, "DEVICES=%s: only %d calls split over %d devices", lists[i], splitn, ndev);
+        if (i > 0) CHECKF(same_file(files[0], files[i]), "DEVICES=%s: C differs from DEVICES=0", lists[i]);
     }
 
     /* a list naming a GPU that does not exist: one clear line, calls still right */
@@ -343,8 +333,8 @@ int main(int argc, char **argv) {
         snprintf(f, sizeof f, "%s/missing.bin", dir);
         const char *env[] = {env0, "MINIBLAS_CBLAS_VERBOSE=1", "MINIBLAS_CBLAS_TEST_FAIL_GEMM=", NULL};
         int st = run_child(self, f, env);
-        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "missing device: status 0x%x; stderr:\n%.2000s", st, g_err);
-        CHECK(count(g_err, want) == 1, "missing device: %d lines saying '%s' (want 1); stderr:\n%.2000s",
+        CHECKF(WIFEXITED(st) && WEXITSTATUS(st) == 0, "missing device: status 0x%x; stderr:\n%.2000s", st, g_err);
+        CHECKF(count(g_err, want) == 1, "missing device: %d lines saying '%s' (want 1); stderr:\n%.2000s",
               count(g_err, want), want, g_err);
         unlink(f);
     }
@@ -359,9 +349,9 @@ int main(int argc, char **argv) {
         const char *env[] = {"MINIBLAS_CBLAS_DEVICES=0,1", "MINIBLAS_CBLAS_TUNING=panel=64,kslab=16,split_cols=1",
                              "MINIBLAS_CBLAS_VERBOSE=1", fails[i], NULL};
         int st = run_child(self, f, env);
-        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: status 0x%x; stderr tail:\n%.2000s", fails[i], st,
+        CHECKF(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: status 0x%x; stderr tail:\n%.2000s", fails[i], st,
               g_err + (strlen(g_err) > 2000 ? strlen(g_err) - 2000 : 0));
-        CHECK(count(g_err, failing[i]) >= 10, "%s: %d notices '%s'", fails[i], count(g_err, failing[i]),
+        CHECKF(count(g_err, failing[i]) >= 10, "%s: %d notices '%s'", fails[i], count(g_err, failing[i]),
               failing[i]);
         unlink(f);
     }

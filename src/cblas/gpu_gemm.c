@@ -248,6 +248,18 @@ static void plan_geometry(const mbc_gemm *g, size_t e, gemm_job *j) {
     }
 }
 
+/* Panel p of B over k1..k, and of C when beta != 0 (C is read then), to the device. */
+static cudaError_t stage_panel(mbc_state *s, const gemm_job *j, int64_t p, int64_t k1) {
+    const mbc_gemm *g = j->g;
+    int64_t c0 = j->pc[p], nc = j->pc[p + 1] - c0;
+    cudaError_t err = cudaSuccess;
+    if (j->b_staged)
+        err = stage(s, 1, j->d.B, j->d.ldb, g->B, g->ldb, g->tb, k1, g->k - k1, c0, nc, g->b_kind);
+    if (err == cudaSuccess && j->c_in)
+        err = stage(s, 2, j->d.C, j->d.ldc, g->C, g->ldc, 0, 0, g->m, c0, nc, g->c_kind);
+    return err;
+}
+
 /* Panel p's one gemm over all rows and the rest of k (a share after the first), and its
  * copy back. */
 static cudaError_t panel_gemm(mbc_state *s, gemm_job *j, int64_t p, int64_t k1, double beta,
@@ -353,15 +365,8 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const gemm_job *
                                min64(j->mb, m - sa * j->mb), k1, kr)) != cudaSuccess)
                 return err;
         for (sb = plo; sb < phi; ++sb) {
-            int64_t c0 = j->pc[sb], nc = j->pc[sb + 1] - c0;
             *what = "copy to the GPU";
-            if (j->b_staged &&
-                (err = stage(s, 1, j->d.B, j->d.ldb, g->B, g->ldb, g->tb, k1, kr, c0, nc,
-                             g->b_kind)) != cudaSuccess)
-                return err;
-            if (j->c_in && (err = stage(s, 2, j->d.C, j->d.ldc, g->C, g->ldc, 0, 0, m, c0, nc,
-                                        g->c_kind)) != cudaSuccess)
-                return err;
+            if ((err = stage_panel(s, j, sb, k1)) != cudaSuccess) return err;
             if (!take && ((err = panel_gemm(s, j, sb, k1, beta2, what, st)) != cudaSuccess ||
                           *st != MINIBLAS_STATUS_SUCCESS))
                 return err;
@@ -393,13 +398,7 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const gemm_job *
         } else {
             int64_t c0 = j->pc[sb], nc = j->pc[sb + 1] - c0;
             *what = "copy to the GPU";
-            if (j->b_staged &&
-                (err = stage(s, 1, j->d.B, j->d.ldb, g->B, g->ldb, g->tb, k1, kr, c0, nc,
-                             g->b_kind)) != cudaSuccess)
-                return err;
-            if (j->c_in && (err = stage(s, 2, j->d.C, j->d.ldc, g->C, g->ldc, 0, 0, m, c0, nc,
-                                        g->c_kind)) != cudaSuccess)
-                return err;
+            if ((err = stage_panel(s, j, sb, k1)) != cudaSuccess) return err;
             ++sb;
             if (sa > 0) {
                 *what = "gemm";
