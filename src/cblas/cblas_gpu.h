@@ -46,6 +46,7 @@ typedef struct mbc_trace {
     double wait_in, wait_out;      /* waiting for a chunk's copy to complete */
     double first_gemm, inputs;     /* when the first gemm was queued / the last input packed */
     int64_t geo[5];                /* gemm: panels, their width, A row blocks, k-slabs, depth */
+    int64_t peer;                  /* pieces of A copied from another device (mbc_feed) */
 } mbc_trace;
 
 typedef struct mbc_state {

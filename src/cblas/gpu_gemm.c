@@ -70,7 +70,7 @@ static cudaError_t stage_a(mbc_state *s, const gemm_job *j, mbc_feed *feed, int 
                            int piece, int64_t r0, int64_t nr, int64_t q0, int64_t nk) {
     const mbc_gemm *g = j->g;
     if (!j->a_staged) return cudaSuccess;
-    if (take && mbc_feed_wait(feed, piece)) /* A stored transposed: (q, r) */
+    if (take && mbc_feed_wait(feed, piece) && ++s->tr.peer) /* A stored transposed: (q, r) */
         return mbc_feed_copy(feed, piece, s->s_in, s->device, (char *)j->d.A, j->d.lda,
                              g->ta ? q0 : r0, g->ta ? nk : nr, g->ta ? r0 : q0, g->ta ? nr : nk,
                              j->e);
@@ -445,6 +445,7 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const gemm_job *
  */
 typedef struct split_share {
     int rc;
+    int64_t peer; /* pieces of A it copied from the first device */
     mbc_progress prog;
     char msg[300];
 } split_share;
@@ -476,6 +477,7 @@ static void share_on_device(split_call *c, int i) {
     r->prog.done_col = c->geo->pc[plo];
     r->prog.done_row = 0;
     r->rc = -1;
+    r->peer = 0;
     if (mbc_frame_enter_dev(&f, mbc_cfg.use[i], e, r->msg, sizeof r->msg)) return;
     mbc_state *s = f.s;
     s->prog.done_col = c->geo->pc[plo];
@@ -491,6 +493,7 @@ static void share_on_device(split_call *c, int i) {
         snprintf(detail, sizeof detail, "%s", miniblas_last_error(s->h));
     if (pinned) miniblas_set_rung(s->h, g->dbl ? MINIBLAS_OP_DGEMM : MINIBLAS_OP_SGEMM, "auto");
     r->prog = s->prog;
+    r->peer = s->tr.peer;
     if (g->c_kind == MBC_PINNED && g->beta == 0) /* unknown: recompute the share (beta == 0) */
         r->prog.done_col = c->geo->pc[plo], r->prog.done_row = 0;
     r->rc = mbc_frame_leave_detail(&f, err, st, what, detail);
@@ -547,9 +550,12 @@ static int gemm_split(const mbc_gemm *g, const gemm_job *geo, const mbc_split *s
     /* Without a CPU BLAS C is partly written: say so (entry.c reports it undefined). */
     prog->done_col = rc ? 1 : 0;
     prog->done_row = 0;
+    int64_t peer = 0;
+    for (int i = 0; i < sp->ndev; ++i) peer += c.sh[i].peer;
     if (mbc_cfg.verbose >= 2)
-        mbc_notice("gemm m=%lld n=%lld k=%lld over %d devices, %d failed", (long long)g->m,
-                   (long long)g->n, (long long)g->k, sp->ndev, failed);
+        mbc_notice("gemm m=%lld n=%lld k=%lld over %d devices, %d failed%s", (long long)g->m,
+                   (long long)g->n, (long long)g->k, sp->ndev, failed,
+                   peer ? ", A copied between devices" : "");
     return rc;
 }
 
