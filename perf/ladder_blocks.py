@@ -411,13 +411,17 @@ def mgpu_block(gpu):
               if r.startswith("cublasxt_") and g == hi}
         best = min(xt.items(), key=lambda b: b[1]) if xt else (0, float("nan"))
         n = key[1].split("x")[0]
+        bound = v.get(("bound_host", hi), float("nan"))  # max(kernel / N, the host copies)
         body.append([key[0], n if key[1] == "x".join([n] * 3) else key[1], key[2], ms(one),
                      ms(many), "%.2fx" % (one / many) if many > 0 else "-", ms(kern / hi),
+                     "%.2f" % (many / bound) if bound > 0 else "-",
                      ms(xt.get(4096, float("nan"))), "%s (%d)" % (ms(best[1]), best[0]),
                      "%.2fx" % (best[1] / many) if many > 0 else "-"])
     head = ["op", "n", "host memory", "%d GPU ms" % lo, "%d GPUs ms" % hi, "speed-up",
-            "kernel / %d ms" % hi, "cuBLASXt %d GPUs, block 4096" % hi,
+            "kernel / %d ms" % hi, "%d GPUs / bound" % hi, "cuBLASXt %d GPUs, block 4096" % hi,
             "cuBLASXt best (block)", "vs cuBLASXt best"]
+    if all(b[7] == "-" for b in body):  # a file without the bound rows
+        head, body = head[:7] + head[8:], [b[:7] + b[8:] for b in body]
     out = measured_on(path, gpu, "; the bounds of each row in `%s.txt`"
                       % os.path.relpath(path[:-4], ROOT))
     out.append(table(head, body))

@@ -74,8 +74,9 @@ void usage(FILE *f) {
     cli_common_usage(f, &d);
     fprintf(f, "\n"
         "Rows of --csv/--json/--md: one per implementation (openblas, mbc, mbc_gpu, plain,\n"
-        "cublasxt_<block>, kern_mb, kern_cublas) and host memory, with the GPU set (devices);\n"
-        "openblas, plain, cublasxt_* and kern_cublas are reference rows. By default\n"
+        "cublasxt_<block>, kern_mb, kern_cublas; gemm also bound_pinned, bound_host) and host\n"
+        "memory, with the GPU set (devices); openblas, plain, cublasxt_*, kern_cublas and the\n"
+        "bounds are reference rows. By default\n"
         "--max-trials equals the trial count (a fixed count); a larger value adds trials to a\n"
         "noisy implementation, within --budget.\n"
         "Exit status: 0 ok, 1 a WRONG result or a failed call, 2 usage / no CUDA device /\n"

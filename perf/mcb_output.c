@@ -215,4 +215,30 @@ static void add_rows(const rowres *r) {
             g_fail = 1;
         }
     }
+    /* gemm: the two bounds of the layer's time as rows of their own (reference rows: a
+     * figure to compare the layer with, not timed) */
+    for (int i = 0; kind == K_GEMM && i < 2; ++i) {
+        double t = i ? r->bound_host : r->bound_pin;
+        if (!(t > 0)) continue;
+        bench_result b;
+        bench_result_init(&b);
+        snprintf(b.op, sizeof b.op, "%s", r->op->name);
+        snprintf(b.shape, sizeof b.shape, "%s", sh);
+        snprintf(b.trans, sizeof b.trans, "%s", r->row ? "row" : "col");
+        snprintf(b.rung, sizeof b.rung, "%s", i ? "bound_host" : "bound_pinned");
+        b.reference = 1;
+        snprintf(b.devices, sizeof b.devices, "%s", O.devices);
+        snprintf(b.memory, sizeof b.memory, "%s", mem_name(r->pinned));
+        b.m = r->m, b.n = r->n, b.k = r->k;
+        snprintf(b.unit, sizeof b.unit, "GFLOP/s");
+        b.time_us = t * 1e6;
+        b.rate = work / t / 1e9;
+        snprintf(b.note, sizeof b.note, "%s",
+                 i ? "max(kernel, the best measured way of moving the operands from this memory)"
+                   : "max(kernel, the operands at the pinned DMA rates)");
+        if (bench_run_add(&g_run, &b) != 0) {
+            cli_error("out of host memory");
+            g_fail = 1;
+        }
+    }
 }
