@@ -133,6 +133,7 @@ def styles(plt, names, refs):
 
 
 def load_compare():
+    sys.dont_write_bytecode = True  # no __pycache__ beside the sources
     here = os.path.dirname(os.path.abspath(__file__))
     spec = importlib.util.spec_from_file_location("compare", os.path.join(here, "compare.py"))
     mod = importlib.util.module_from_spec(spec)

@@ -93,6 +93,7 @@ typedef enum {
     V_STRING,  /* copied as given */
     V_BOOL,    /* 0/1, off/on, no/yes, false/true */
     V_INT,     /* an integer in [lo, hi] */
+    V_INT_AT,  /* an integer in [lo, hi], optionally @P: a device of the list (test_fail_dev) */
     V_SIZE,    /* a crossover: an integer >= 0, or never/off (MBC_NEVER) */
     V_AUTO,    /* an integer in [lo, hi], auto (auto_value) or off (0) */
     V_DEVICES, /* all, or a comma list of indices */
@@ -132,7 +133,7 @@ static const setting g_settings[] = {
     {"MINIBLAS_CBLAS_TUNING", V_TUNING, 0, 0, 0, 0, 0, "key=value,..."},
     /* tests only: a staged gemm fails after this many GPU gemms (tests/test_cblas_faults_gpu.c) */
     /* N@P: only on the P-th device of the list (tests/test_cblas_multigpu.c) */
-    {"MINIBLAS_CBLAS_TEST_FAIL_GEMM", V_INT, F64(test_fail_gemm), 0, INT64_MAX, 0, "an integer >= 0, or N@P"},
+    {"MINIBLAS_CBLAS_TEST_FAIL_GEMM", V_INT_AT, F64(test_fail_gemm), 0, INT64_MAX, 0, "an integer >= 0, or N@P"},
 };
 
 /* The keys of MINIBLAS_CBLAS_TUNING. */
@@ -273,20 +274,18 @@ int mbc_config_read(mbc_config *cfg, const char *(*get)(const char *name), long 
             if (strlen(v) >= sizeof cfg->cpu_blas_lib) rc = -1, cfg->cpu_blas_lib[0] = '\0';
             break;
         case V_BOOL: rc = parse_bool(v, &x); break;
-        case V_INT:
-            if (s->offset == offsetof(mbc_config, test_fail_gemm) && strchr(v, '@')) {
-                char n[32];
-                size_t len = strcspn(v, "@");
-                int64_t p = 0;
-                rc = len >= sizeof n ? -1 : 0;
-                if (!rc) memcpy(n, v, len), n[len] = '\0';
-                if (!rc) rc = parse_int(v + len + 1, 0, MBC_MAX_DEVICES - 1, &p);
-                if (!rc) rc = parse_int(n, s->lo, s->hi, &x);
-                if (!rc) cfg->test_fail_dev = (int)p;
-                break;
-            }
-            rc = parse_int(v, s->lo, s->hi, &x);
+        case V_INT: rc = parse_int(v, s->lo, s->hi, &x); break;
+        case V_INT_AT: {
+            char n[32];
+            size_t len = strcspn(v, "@");
+            int64_t p = -1;
+            rc = len >= sizeof n ? -1 : 0;
+            if (!rc) memcpy(n, v, len), n[len] = '\0';
+            if (!rc && v[len]) rc = parse_int(v + len + 1, 0, MBC_MAX_DEVICES - 1, &p);
+            if (!rc) rc = parse_int(n, s->lo, s->hi, &x);
+            if (!rc) cfg->test_fail_dev = (int)p;
             break;
+        }
         case V_SIZE:
             if (!strcmp(v, "never") || !strcmp(v, "off")) x = MBC_NEVER;
             else rc = parse_int(v, 0, INT64_MAX, &x);
@@ -301,7 +300,7 @@ int mbc_config_read(mbc_config *cfg, const char *(*get)(const char *name), long 
         }
         if (!strcmp(s->name, "MINIBLAS_CBLAS_MIN_GEMM")) /* both gemm crossovers */
             cfg->xover[MBC_X_SGEMM] = cfg->xover[MBC_X_DGEMM] = x;
-        else if (s->type == V_BOOL || s->type == V_INT || s->type == V_SIZE)
+        else if (s->type == V_BOOL || s->type == V_INT || s->type == V_INT_AT || s->type == V_SIZE)
             store(cfg, s, x);
     }
     for (size_t i = 0; i < COUNT(g_retired); ++i) {

@@ -195,6 +195,21 @@ static int pin_rung(mbc_state *s, const mbc_gemm *g) {
     return name && miniblas_set_rung(s->h, op, name) == MINIBLAS_STATUS_SUCCESS;
 }
 
+/* After the gemms of a call on state s (pinned: pin_rung set the rung): the cause of a failed
+ * gemm into detail, read before the rung is reset (a successful call clears the handle's
+ * error); the progress into prog, where C from column col0 on is unknown when C is pinned and
+ * beta == 0 (DMA'd straight into it: all of it is recomputed then). */
+static void gemm_done(mbc_state *s, const mbc_gemm *g, int pinned, cudaError_t err,
+                      miniblas_status_t st, char *detail, size_t detail_size, int64_t col0,
+                      mbc_progress *prog) {
+    detail[0] = '\0';
+    if (err == cudaSuccess && st != MINIBLAS_STATUS_SUCCESS)
+        snprintf(detail, detail_size, "%s", miniblas_last_error(s->h));
+    if (pinned) miniblas_set_rung(s->h, g->dbl ? MINIBLAS_OP_DGEMM : MINIBLAS_OP_SGEMM, "auto");
+    *prog = s->prog;
+    if (g->c_kind == MBC_PINNED && g->beta == 0) prog->done_col = col0, prog->done_row = 0;
+}
+
 /* The geometry of a staged gemm (some operand on the host): its panels, k-slabs and row
  * blocks, a function of the problem and the settings only (not of the device or the state). */
 static void plan_geometry(const mbc_gemm *g, size_t e, gemm_job *j) {
@@ -488,14 +503,9 @@ static void share_on_device(split_call *c, int i) {
     mbc_pool_wait = 1;
     cudaError_t err = gemm_staged(s, g, c->geo, plo, phi, c->feed, &what, &st);
     mbc_pool_wait = 0;
-    char detail[300] = "";
-    if (err == cudaSuccess && st != MINIBLAS_STATUS_SUCCESS)
-        snprintf(detail, sizeof detail, "%s", miniblas_last_error(s->h));
-    if (pinned) miniblas_set_rung(s->h, g->dbl ? MINIBLAS_OP_DGEMM : MINIBLAS_OP_SGEMM, "auto");
-    r->prog = s->prog;
+    char detail[300];
+    gemm_done(s, g, pinned, err, st, detail, sizeof detail, c->geo->pc[plo], &r->prog);
     r->peer = s->tr.peer;
-    if (g->c_kind == MBC_PINNED && g->beta == 0) /* unknown: recompute the share (beta == 0) */
-        r->prog.done_col = c->geo->pc[plo], r->prog.done_row = 0;
     r->rc = mbc_frame_leave_detail(&f, err, st, what, detail);
 }
 
@@ -633,14 +643,8 @@ int mbc_gpu_gemm(const mbc_gemm *g, mbc_progress *prog, char *msg, size_t msg_si
         plan_geometry(g, e, &geo);
         err = gemm_staged(s, g, &geo, 0, geo.npan, NULL, &what, &st);
     }
-    /* the cause, before resetting the rung (a successful call clears the handle's error) */
-    char detail[300] = "";
-    if (err == cudaSuccess && st != MINIBLAS_STATUS_SUCCESS)
-        snprintf(detail, sizeof detail, "%s", miniblas_last_error(s->h));
-    if (pinned) miniblas_set_rung(s->h, g->dbl ? MINIBLAS_OP_DGEMM : MINIBLAS_OP_SGEMM, "auto");
+    char detail[300];
+    gemm_done(s, g, pinned, err, st, detail, sizeof detail, 0, prog);
     if (mbc_cfg.verbose >= 2) mbc_trace_gemm(s, g, err != cudaSuccess || st != MINIBLAS_STATUS_SUCCESS);
-    *prog = s->prog;
-    if (g->c_kind == MBC_PINNED && g->beta == 0)
-        prog->done_col = prog->done_row = 0; /* unknown: recompute all (beta == 0) */
     return mbc_frame_leave_detail(&f, err, st, what, detail);
 }
