@@ -14,6 +14,8 @@
  *     split_cols=1 makes these sizes split into many panels, A row blocks and phase-1 k-slabs;
  *   - MINIBLAS_CBLAS_DEVICES=0, =0,1, =all and unset give bitwise the same C for every call,
  *     and the lists of two or more devices really split (the verbose line "over N devices");
+ *     where the second GPU can read the first's memory, pageable A really goes from one to
+ *     the other ("A copied between devices");
  *   - a list naming a GPU that does not exist: one clear line at initialisation, every call
  *     still right (on the CPU BLAS);
  *   - one GPU made to fail after some of its gemms (MINIBLAS_CBLAS_TEST_FAIL_GEMM=N@P, the
@@ -318,8 +320,14 @@ int main(int argc, char **argv) {
         int split2 = count(g_err, "over 2 devices"), splitn = count(g_err, alls);
         if (i == 0)
             CHECKF(count(g_err, " devices, ") == 0, "DEVICES=0 split a call");
-        else if (i == 1)
+        else if (i == 1) {
             CHECKF(split2 >= 20, "DEVICES=0,1: only %d calls split over 2 devices", split2);
+            int peer = 0; /* pageable A: the second GPU copies it from the first where it can */
+            if (cudaDeviceCanAccessPeer(&peer, 1, 0) == cudaSuccess && peer)
+                CHECKF(count(g_err, "A copied between devices") >= 5,
+                       "DEVICES=0,1: A copied between the GPUs in only %d calls",
+                       count(g_err, "A copied between devices"));
+        }
         else
             CHECKF(splitn >= 20, "DEVICES=%s: only %d calls split over %d devices", lists[i], splitn, ndev);
         if (i > 0) CHECKF(same_file(files[0], files[i]), "DEVICES=%s: C differs from DEVICES=0", lists[i]);

@@ -13,6 +13,7 @@
 #ifndef MINIBLAS_CBLAS_GPU_H
 #define MINIBLAS_CBLAS_GPU_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cuda_runtime_api.h>
@@ -45,6 +46,7 @@ typedef struct mbc_trace {
     double wait_in, wait_out;      /* waiting for a chunk's copy to complete */
     double first_gemm, inputs;     /* when the first gemm was queued / the last input packed */
     int64_t geo[5];                /* gemm: panels, their width, A row blocks, k-slabs, depth */
+    int64_t peer;                  /* pieces of A copied from another device (mbc_feed) */
 } mbc_trace;
 
 typedef struct mbc_state {
@@ -136,6 +138,37 @@ cudaError_t mbc_drain_out(mbc_state *s);
  * are done. One such call at a time in the process: -1 (nothing run) when another thread's is
  * under way or a worker cannot be started; the caller then runs the call on one device. */
 int mbc_mgpu_run(int n, void (*fn)(void *ctx, int i), void *ctx);
+
+/* Pieces of one device's buffer handed to the other devices of a multi-device call: the
+ * producer (the first device) stages each piece from the host and publishes it with an event
+ * after its copy; a consumer waits for the piece and copies it device to device, instead of
+ * packing it from the host once more. Pieces are numbered 0 .. MBC_FEED_MAX - 1. */
+#define MBC_FEED_MAX 72
+typedef struct mbc_feed {
+    pthread_mutex_t lock;
+    pthread_cond_t cv;
+    int dev;                  /* the producer's device */
+    int closed;               /* the producer is done: nothing more will be published */
+    const char *base;         /* the producer's buffer */
+    unsigned char pub[MBC_FEED_MAX];
+    cudaEvent_t ev[MBC_FEED_MAX];
+} mbc_feed;
+void mbc_feed_init(mbc_feed *f, int dev);
+void mbc_feed_destroy(mbc_feed *f);
+/* On the producer's thread: piece `piece` of `base` is queued on stream st. */
+cudaError_t mbc_feed_publish(mbc_feed *f, int piece, const char *base, cudaStream_t st);
+void mbc_feed_close(mbc_feed *f);
+/* 1 once the piece is published; 0 if it never will be (the producer closed the feed first,
+ * or the piece number is out of range): the consumer then stages it itself. */
+int mbc_feed_wait(mbc_feed *f, int piece);
+/* A published piece, rows [i0, i0+ni) x columns [j0, j0+nj) of a column-major buffer with
+ * leading dimension ld (the same in both buffers), into dst on device dev, on stream st. */
+cudaError_t mbc_feed_copy(mbc_feed *f, int piece, cudaStream_t st, int dev, char *dst,
+                          int64_t ld, int64_t i0, int64_t ni, int64_t j0, int64_t nj,
+                          size_t elem);
+/* Whether device `to` (the current device) reads device `from`'s memory directly (peer access
+ * enabled on first use); 0 where it cannot. */
+int mbc_peer_ready(int from, int to);
 
 /* ------------------------------------------------------------------ tracing (trace.c) */
 

@@ -62,6 +62,23 @@ static cudaError_t stage(mbc_state *s, int which, const void *d, int64_t ldd, co
     return mbc_h2d_2d(s, at(d, ldd, i0, j0, e), ldd, at(h, ldh, i0, j0, e), ldh, ni, nj, kind);
 }
 
+/* Rows [r0, r0+nr) x k-range [q0, q0+nk) of op(A) to the same place in A's device copy: piece
+ * `piece` of the call. give: this device stages it from the host and publishes it to the
+ * others (feed); take: this device copies it from the first device's copy once that has
+ * published it, and stages it from the host only where it never will be. */
+static cudaError_t stage_a(mbc_state *s, const gemm_job *j, mbc_feed *feed, int give, int take,
+                           int piece, int64_t r0, int64_t nr, int64_t q0, int64_t nk) {
+    const mbc_gemm *g = j->g;
+    if (!j->a_staged) return cudaSuccess;
+    if (take && mbc_feed_wait(feed, piece) && ++s->tr.peer) /* A stored transposed: (q, r) */
+        return mbc_feed_copy(feed, piece, s->s_in, s->device, (char *)j->d.A, j->d.lda,
+                             g->ta ? q0 : r0, g->ta ? nk : nr, g->ta ? r0 : q0, g->ta ? nr : nk,
+                             j->e);
+    cudaError_t err = stage(s, 0, j->d.A, j->d.lda, g->A, g->lda, g->ta, r0, nr, q0, nk, g->a_kind);
+    if (err == cudaSuccess && give) err = mbc_feed_publish(feed, piece, j->d.A, s->s_in);
+    return err;
+}
+
 /* C[r0 : r0+m, c0 : c0+n] = alpha op(A)[r0.., q0 : q0+k] op(B)[q0 : q0+k, c0..] + beta C on
  * s_comp, after everything queued so far on s_in. */
 static cudaError_t queue_gemm(mbc_state *s, const gemm_job *j, int64_t r0, int64_t m, int64_t c0,
@@ -258,10 +275,24 @@ static cudaError_t stage_panel(mbc_state *s, const gemm_job *j, int64_t p, int64
     return err;
 }
 
+/* Panel p's one gemm over all rows and the rest of k (a share after the first), and its
+ * copy back. */
+static cudaError_t panel_gemm(mbc_state *s, gemm_job *j, int64_t p, int64_t k1, double beta,
+                              const char **what, miniblas_status_t *st) {
+    *what = "gemm";
+    cudaError_t err = queue_gemm(s, j, 0, j->g->m, j->pc[p], j->pc[p + 1] - j->pc[p], k1,
+                                 j->g->k - k1, beta, st);
+    if (err != cudaSuccess || *st != MINIBLAS_STATUS_SUCCESS) return err;
+    *what = "copy from the GPU";
+    return panel_done(s, j);
+}
+
 /* The staged gemm of panels [plo, phi) of C (all of them: the one-GPU schedule; a share of a
- * multi-device gemm otherwise, see gemm_split), with the geometry `geo` (plan_geometry). */
+ * multi-device gemm otherwise, see gemm_split), with the geometry `geo` (plan_geometry).
+ * feed: A's pieces shared by the devices of a split (the first share gives, the others take
+ * where they can read the first device's memory); NULL: each stages A itself. */
 static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const gemm_job *geo,
-                               int64_t plo, int64_t phi, const char **what,
+                               int64_t plo, int64_t phi, mbc_feed *feed, const char **what,
                                miniblas_status_t *st) {
     size_t e = s->elem;
     int64_t m = g->m, n = g->n, k = g->k;
@@ -307,6 +338,11 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const gemm_job *
     }
     s->out_rows = m;
 
+    /* A's pieces: phase 1's slabs 0 .. nslab - 1, then phase 2's row blocks. A share that
+     * takes them from the first device stages its own B first (host work while it waits). */
+    int give = feed && plo == 0;
+    int take = feed && plo > 0 && mbc_peer_ready(feed->dev, s->device);
+
     /* Phase 1: rank-ks updates of the panels [plo, phi) of C, each as soon as its slabs of A
      * and B are across; one gemm per panel, so that a share on another device runs exactly
      * the one-GPU schedule's gemms of its panels. */
@@ -314,12 +350,12 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const gemm_job *
     for (int64_t sl = 0; sl < j->nslab; ++sl) {
         int64_t q0 = sl * j->ks;
         *what = "copy to the GPU";
-        if (j->a_staged &&
-            (err = stage(s, 0, j->d.A, j->d.lda, g->A, g->lda, g->ta, 0, m, q0, j->ks, g->a_kind)) !=
-                cudaSuccess)
+        if (!take && (err = stage_a(s, j, feed, give, 0, (int)sl, 0, m, q0, j->ks)) != cudaSuccess)
             return err;
         if (j->b_staged && (err = stage(s, 1, j->d.B, j->d.ldb, g->B, g->ldb, g->tb, q0, j->ks,
                                         c_lo, c_hi - c_lo, g->b_kind)) != cudaSuccess)
+            return err;
+        if (take && (err = stage_a(s, j, feed, 0, 1, (int)sl, 0, m, q0, j->ks)) != cudaSuccess)
             return err;
         *what = "gemm";
         for (int64_t p = plo; p < phi; ++p) {
@@ -336,23 +372,28 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const gemm_job *
     if (plo > 0) {
         /* A share after the first (plo >= nblk - 1: mgpu_plan.h): each of its panels has, in
          * the one-GPU schedule, one gemm of its own over all rows, queued once all of A is
-         * across; the same gemm here. */
+         * across; the same gemm here. A taken from the first device comes as that device
+         * stages it: this share's B (and C) panels are staged first, then A, then the gemms. */
         *what = "copy to the GPU";
-        for (; sa < j->nblk; ++sa)
-            if (j->a_staged &&
-                (err = stage(s, 0, j->d.A, j->d.lda, g->A, g->lda, g->ta, sa * j->mb,
-                             min64(j->mb, m - sa * j->mb), k1, kr, g->a_kind)) != cudaSuccess)
+        for (; !take && sa < j->nblk; ++sa)
+            if ((err = stage_a(s, j, feed, 0, 0, (int)(j->nslab + sa), sa * j->mb,
+                               min64(j->mb, m - sa * j->mb), k1, kr)) != cudaSuccess)
                 return err;
         for (sb = plo; sb < phi; ++sb) {
-            int64_t c0 = j->pc[sb], nc = j->pc[sb + 1] - c0;
             *what = "copy to the GPU";
             if ((err = stage_panel(s, j, sb, k1)) != cudaSuccess) return err;
-            *what = "gemm";
-            err = queue_gemm(s, j, 0, m, c0, nc, k1, kr, beta2, st);
-            if (err != cudaSuccess || *st != MINIBLAS_STATUS_SUCCESS) return err;
-            *what = "copy from the GPU";
-            if ((err = panel_done(s, j)) != cudaSuccess) return err;
+            if (!take && ((err = panel_gemm(s, j, sb, k1, beta2, what, st)) != cudaSuccess ||
+                          *st != MINIBLAS_STATUS_SUCCESS))
+                return err;
         }
+        for (; take && sa < j->nblk; ++sa)
+            if ((err = stage_a(s, j, feed, 0, 1, (int)(j->nslab + sa), sa * j->mb,
+                               min64(j->mb, m - sa * j->mb), k1, kr)) != cudaSuccess)
+                return err;
+        for (int64_t p = plo; take && p < phi; ++p)
+            if ((err = panel_gemm(s, j, p, k1, beta2, what, st)) != cudaSuccess ||
+                *st != MINIBLAS_STATUS_SUCCESS)
+                return err;
     }
     /* The one-GPU schedule; the first share stops after panel phi - 1 (phi >= nblk - 1: the
      * gemms of its panels are those of the one-GPU schedule). */
@@ -360,9 +401,8 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const gemm_job *
         if (sa < j->nblk && (sa <= sb || sb == phi)) {
             int64_t r0 = sa * j->mb, nr = min64(j->mb, m - r0);
             *what = "copy to the GPU";
-            if (j->a_staged &&
-                (err = stage(s, 0, j->d.A, j->d.lda, g->A, g->lda, g->ta, r0, nr, k1, kr,
-                             g->a_kind)) != cudaSuccess)
+            if ((err = stage_a(s, j, feed, give, 0, (int)(j->nslab + sa), r0, nr, k1, kr)) !=
+                cudaSuccess)
                 return err;
             ++sa;
             if (sb > 0) {
@@ -420,6 +460,7 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const gemm_job *
  */
 typedef struct split_share {
     int rc;
+    int64_t peer; /* pieces of A it copied from the first device */
     mbc_progress prog;
     char msg[300];
 } split_share;
@@ -428,12 +469,21 @@ typedef struct split_call {
     const mbc_gemm *g;
     const gemm_job *geo;
     const mbc_split *sp;
+    mbc_feed *feed; /* pageable A: staged by the first device, copied from it by the others */
     split_share sh[MBC_SPLIT_MAX];
 } split_call;
 
-/* Share i on device use[i] (run by mbc_mgpu_run on the share's thread). */
+static void share_on_device(split_call *c, int i);
+
+/* Share i on device use[i] (run by mbc_mgpu_run on the share's thread); the first share's
+ * end, whatever its outcome, tells the others that no more of A will come from it. */
 static void run_share(void *ctx, int i) {
     split_call *c = ctx;
+    share_on_device(c, i);
+    if (i == 0 && c->feed) mbc_feed_close(c->feed);
+}
+
+static void share_on_device(split_call *c, int i) {
     const mbc_gemm *g = c->g;
     split_share *r = &c->sh[i];
     int64_t plo = c->sp->first[i], phi = c->sp->first[i + 1];
@@ -442,6 +492,7 @@ static void run_share(void *ctx, int i) {
     r->prog.done_col = c->geo->pc[plo];
     r->prog.done_row = 0;
     r->rc = -1;
+    r->peer = 0;
     if (mbc_frame_enter_dev(&f, mbc_cfg.use[i], e, r->msg, sizeof r->msg)) return;
     mbc_state *s = f.s;
     s->prog.done_col = c->geo->pc[plo];
@@ -450,10 +501,11 @@ static void run_share(void *ctx, int i) {
     const char *what = "gemm";
     int pinned = pin_rung(s, g);
     mbc_pool_wait = 1;
-    cudaError_t err = gemm_staged(s, g, c->geo, plo, phi, &what, &st);
+    cudaError_t err = gemm_staged(s, g, c->geo, plo, phi, c->feed, &what, &st);
     mbc_pool_wait = 0;
     char detail[300];
     gemm_done(s, g, pinned, err, st, detail, sizeof detail, c->geo->pc[plo], &r->prog);
+    r->peer = s->tr.peer;
     r->rc = mbc_frame_leave_detail(&f, err, st, what, detail);
 }
 
@@ -484,8 +536,13 @@ static int cpu_columns(const mbc_gemm *g, int64_t c0, int64_t r0, int64_t c1) {
 static int gemm_split(const mbc_gemm *g, const gemm_job *geo, const mbc_split *sp,
                       mbc_progress *prog, char *msg, size_t msg_size) {
     split_call c;
-    c.g = g, c.geo = geo, c.sp = sp;
-    if (mbc_mgpu_run(sp->ndev, run_share, &c)) return 1;
+    mbc_feed feed;
+    c.g = g, c.geo = geo, c.sp = sp, c.feed = NULL;
+    if (geo->a_staged && g->a_kind == MBC_HOST) /* pinned A: each device DMAs it itself */
+        mbc_feed_init(c.feed = &feed, mbc_cfg.use[0]);
+    int busy = mbc_mgpu_run(sp->ndev, run_share, &c);
+    if (c.feed) mbc_feed_destroy(c.feed);
+    if (busy) return 1;
     int rc = 0, failed = 0;
     for (int i = 0; i < sp->ndev; ++i) {
         split_share *r = &c.sh[i];
@@ -503,9 +560,12 @@ static int gemm_split(const mbc_gemm *g, const gemm_job *geo, const mbc_split *s
     /* Without a CPU BLAS C is partly written: say so (entry.c reports it undefined). */
     prog->done_col = rc ? 1 : 0;
     prog->done_row = 0;
+    int64_t peer = 0;
+    for (int i = 0; i < sp->ndev; ++i) peer += c.sh[i].peer;
     if (mbc_cfg.verbose >= 2)
-        mbc_notice("gemm m=%lld n=%lld k=%lld over %d devices, %d failed", (long long)g->m,
-                   (long long)g->n, (long long)g->k, sp->ndev, failed);
+        mbc_notice("gemm m=%lld n=%lld k=%lld over %d devices, %d failed%s", (long long)g->m,
+                   (long long)g->n, (long long)g->k, sp->ndev, failed,
+                   peer ? ", A copied between devices" : "");
     return rc;
 }
 
@@ -581,7 +641,7 @@ int mbc_gpu_gemm(const mbc_gemm *g, mbc_progress *prog, char *msg, size_t msg_si
     } else {
         gemm_job geo;
         plan_geometry(g, e, &geo);
-        err = gemm_staged(s, g, &geo, 0, geo.npan, &what, &st);
+        err = gemm_staged(s, g, &geo, 0, geo.npan, NULL, &what, &st);
     }
     char detail[300];
     gemm_done(s, g, pinned, err, st, detail, sizeof detail, 0, prog);

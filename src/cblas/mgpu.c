@@ -7,9 +7,13 @@
  * generation number; each worker runs its share and counts down; the caller waits for the
  * count to reach zero. One job at a time: a second caller finds the job lock taken and runs
  * its call on one device.
+ *
+ * And the feed (mbc_feed): pieces of the first device's copy of A handed to the other devices
+ * of the call, device to device, so that the host packs pageable A once for all of them.
  */
 #include <pthread.h>
 #include <stdint.h>
+#include <string.h>
 #include "cblas_gpu.h"
 
 static pthread_mutex_t g_call = PTHREAD_MUTEX_INITIALIZER; /* one job at a time */
@@ -91,4 +95,99 @@ void mbc_mgpu_atfork_child(void) {
     pthread_cond_init(&g_done, NULL);
     g_nworkers = 0;
     g_pending = 0;
+}
+
+/* ------------------------------------------------------------------ the feed (cblas_gpu.h) */
+
+void mbc_feed_init(mbc_feed *f, int dev) {
+    memset(f, 0, sizeof *f);
+    pthread_mutex_init(&f->lock, NULL);
+    pthread_cond_init(&f->cv, NULL);
+    f->dev = dev;
+}
+
+void mbc_feed_destroy(mbc_feed *f) {
+    int cur = -1;
+    if (cudaGetDevice(&cur) == cudaSuccess && cur != f->dev) cudaSetDevice(f->dev);
+    for (int i = 0; i < MBC_FEED_MAX; ++i)
+        if (f->ev[i]) cudaEventDestroy(f->ev[i]);
+    if (cur >= 0 && cur != f->dev) cudaSetDevice(cur);
+    cudaGetLastError();
+    pthread_cond_destroy(&f->cv);
+    pthread_mutex_destroy(&f->lock);
+}
+
+cudaError_t mbc_feed_publish(mbc_feed *f, int piece, const char *base, cudaStream_t st) {
+    if (piece < 0 || piece >= MBC_FEED_MAX) return cudaSuccess; /* consumers stage it */
+    cudaError_t e = cudaSuccess;
+    if (!f->ev[piece]) e = cudaEventCreateWithFlags(&f->ev[piece], cudaEventDisableTiming);
+    if (e == cudaSuccess) e = cudaEventRecord(f->ev[piece], st);
+    if (e != cudaSuccess) return e;
+    pthread_mutex_lock(&f->lock);
+    f->base = base;
+    f->pub[piece] = 1;
+    pthread_cond_broadcast(&f->cv);
+    pthread_mutex_unlock(&f->lock);
+    return cudaSuccess;
+}
+
+void mbc_feed_close(mbc_feed *f) {
+    pthread_mutex_lock(&f->lock);
+    f->closed = 1;
+    pthread_cond_broadcast(&f->cv);
+    pthread_mutex_unlock(&f->lock);
+}
+
+int mbc_feed_wait(mbc_feed *f, int piece) {
+    if (piece < 0 || piece >= MBC_FEED_MAX) return 0;
+    pthread_mutex_lock(&f->lock);
+    while (!f->pub[piece] && !f->closed) pthread_cond_wait(&f->cv, &f->lock);
+    int r = f->pub[piece];
+    pthread_mutex_unlock(&f->lock);
+    return r;
+}
+
+cudaError_t mbc_feed_copy(mbc_feed *f, int piece, cudaStream_t st, int dev, char *dst,
+                          int64_t ld, int64_t i0, int64_t ni, int64_t j0, int64_t nj,
+                          size_t elem) {
+    size_t off = ((size_t)i0 + (size_t)j0 * (size_t)ld) * elem;
+    cudaError_t e = cudaStreamWaitEvent(st, f->ev[piece], 0); /* the producer's copy */
+    if (e != cudaSuccess || ni <= 0 || nj <= 0) return e;
+    if (ni == ld) /* whole columns: one block */
+        return cudaMemcpyPeerAsync(dst + off, dev, f->base + off, f->dev,
+                                   (size_t)ni * (size_t)nj * elem, st);
+    struct cudaMemcpy3DPeerParms p;
+    memset(&p, 0, sizeof p);
+    p.srcPtr.ptr = (void *)(f->base + off);
+    p.dstPtr.ptr = dst + off;
+    p.srcPtr.pitch = p.dstPtr.pitch = (size_t)ld * elem;
+    p.srcPtr.xsize = p.dstPtr.xsize = (size_t)ni * elem;
+    p.srcPtr.ysize = p.dstPtr.ysize = (size_t)nj;
+    p.srcDevice = f->dev;
+    p.dstDevice = dev;
+    p.extent.width = (size_t)ni * elem;
+    p.extent.height = (size_t)nj;
+    p.extent.depth = 1;
+    return cudaMemcpy3DPeerAsync(&p, st);
+}
+
+int mbc_peer_ready(int from, int to) {
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static signed char ok[MBC_MAX_DEVICES][MBC_MAX_DEVICES]; /* 0 unknown, 1 yes, -1 no */
+    if (from < 0 || to < 0 || from >= MBC_MAX_DEVICES || to >= MBC_MAX_DEVICES || from == to)
+        return 0;
+    pthread_mutex_lock(&lock);
+    if (ok[to][from] == 0) {
+        int can = 0;
+        cudaError_t e = cudaDeviceCanAccessPeer(&can, to, from);
+        if (e == cudaSuccess && can) {
+            e = cudaDeviceEnablePeerAccess(from, 0); /* for the current device, `to` */
+            if (e == cudaErrorPeerAccessAlreadyEnabled) e = cudaSuccess;
+        }
+        cudaGetLastError();
+        ok[to][from] = e == cudaSuccess && can ? 1 : -1;
+    }
+    int r = ok[to][from] > 0;
+    pthread_mutex_unlock(&lock);
+    return r;
 }
