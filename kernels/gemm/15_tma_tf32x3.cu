@@ -159,9 +159,9 @@ __device__ __forceinline__ void tm_consumer_sync() {
  *   k steps 1..3; each warp releases the raw stage of kt (empty arrive) once its last A
  *   fragment of kt is split
  * Against rung 14: no cp.async.wait + second __syncthreads per stage, no copy code in the
- * consumers. Under the main-loop guard (CHECK) the producer joins each tile's
- * __syncthreads_or (x3g_tile_out) with nothing out of range, then goes on to the next tile's
- * copies while the consumers store.
+ * consumers. The main-loop guard's per-tile OR (CHECK) is among the consumers only (named
+ * barrier 1), so the producer never meets a block-wide barrier after the split of roles and
+ * goes on to the next tile's copies while the consumers store.
  * ------------------------------------------------------------------------------------- */
 template <bool AKC, bool BKC, bool SPLIT, bool CHECK>
 __global__ void __launch_bounds__(TM_THREADS, 1)
@@ -204,24 +204,18 @@ __global__ void __launch_bounds__(TM_THREADS, 1)
     }
     __syncthreads();
 
-    if (tid < 128) { /* the producer warpgroup */
+    if (tid < 128) { /* the producer warpgroup: its thread 0 issues every copy */
         tm_regs_dec();
+        if (tid != 0) return;
         const unsigned sa_addr = tc_smem_addr(sA), sb_addr = tc_smem_addr(sB);
         unsigned r = 0;
         for (int64_t tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
             int64_t tm, tn;
             tc_tile_coords(tile, ntm, ntn, &tm, &tn);
-            if (tid == 0)
-                for (int64_t kt = 0; kt < KT; ++kt, ++r)
-                    tm_load_stage<AKC, BKC>(&tmA, &tmB, sa_addr, sb_addr, full0, empty0, r,
-                                            (int)(tm * WG_BM), (int)(tn * WG_BN),
-                                            kbase + (int)kt * WG_BK);
-            __syncwarp();
-            if (CHECK) { /* the tile's __syncthreads_or, nothing out of range here */
-                unsigned mx, mn;
-                x3g_init(mx, mn);
-                (void)x3g_tile_out(g, mx, mn, tm + tn * ntm);
-            }
+            for (int64_t kt = 0; kt < KT; ++kt, ++r)
+                tm_load_stage<AKC, BKC>(&tmA, &tmB, sa_addr, sb_addr, full0, empty0, r,
+                                        (int)(tm * WG_BM), (int)(tn * WG_BN),
+                                        kbase + (int)kt * WG_BK);
         }
         return;
     }
@@ -297,7 +291,7 @@ __global__ void __launch_bounds__(TM_THREADS, 1)
 
         /* A tile with an out-of-range element in its panels stores nothing (the fixup
          * recomputes it; x3guard.cuh). */
-        if (CHECK && x3g_tile_out(g, gmx, gmn, tm + tn * ntm)) continue;
+        if (CHECK && x3g_tile_out_bar<1, WG_THREADS>(g, gmx, gmn, tm + tn * ntm, 128)) continue;
         wg_store_tile(p, C, alpha, beta, acc, t, m0, n0, wm0, lane);
     }
 #else

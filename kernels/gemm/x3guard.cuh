@@ -84,15 +84,33 @@ X3G_HD bool x3g_elem_out(float x) {
     return x3g_out(mx, mn);
 }
 
+/* Marks tile `bit` for the fixup; one thread per tile. */
+__device__ __forceinline__ void x3g_mark(const x3g &g, int64_t bit) {
+    atomicOr(g.bits + (bit >> 5), 1u << (bit & 31));
+    atomicExch(g.flag, 1u);
+}
 /* End of a tile, every thread of the block: whether the tile's panels hold an out-of-range
  * element (then its bit and the flag are set, and the caller stores nothing). */
 __device__ __forceinline__ bool x3g_tile_out(const x3g &g, unsigned mx, unsigned mn, int64_t bit) {
     const bool out = __syncthreads_or(g.flag != NULL && x3g_out(mx, mn)) != 0;
-    if (out && threadIdx.x == 0) {
-        atomicOr(g.bits + (bit >> 5), 1u << (bit & 31));
-        atomicExch(g.flag, 1u);
-    }
+    if (out && threadIdx.x == 0) x3g_mark(g, bit);
     return out;
+}
+/* The same among the NT threads of named barrier ID only (a warp-specialised kernel's
+ * consumers; the block's other threads take no part); thread `leader` marks the tile. */
+template <int ID, int NT>
+__device__ __forceinline__ bool x3g_tile_out_bar(const x3g &g, unsigned mx, unsigned mn,
+                                                 int64_t bit, int leader) {
+    unsigned out;
+    asm volatile("{\n\t.reg .pred p, q;\n\t"
+                 "setp.ne.u32 p, %1, 0;\n\t"
+                 "bar.red.or.pred q, %2, %3, p;\n\t"
+                 "selp.u32 %0, 1, 0, q;\n\t}"
+                 : "=r"(out)
+                 : "r"((unsigned)(g.flag != NULL && x3g_out(mx, mn))), "n"(ID), "n"(NT)
+                 : "memory");
+    if (out && (int)threadIdx.x == leader) x3g_mark(g, bit);
+    return out != 0;
 }
 __device__ __forceinline__ bool x3g_bit(const x3g &g, int64_t bit) {
     return g.flag != NULL && ((g.bits[bit >> 5] >> (bit & 31)) & 1u);
