@@ -1,4 +1,4 @@
 # gpu: NVIDIA H100 80GB HBM3, 580.159.04
-# commit: cd0bd82
-# date: 2026-11-26T11:06:48Z
+# commit: 8fcdf31
+# date: 2026-11-26T14:58:50Z
 build/perf/miniblas-bench --op sgemm,dgemm --trans TT --sizes 1024,4096 --skip-slow --trials 5 --csv perf/results/h100/gemm-tt.csv --json perf/results/h100/gemm-tt.json

@@ -1,4 +1,4 @@
 # gpu: NVIDIA H100 80GB HBM3, 580.159.04
-# commit: cd0bd82
-# date: 2026-11-26T11:05:00Z
+# commit: 8fcdf31
+# date: 2026-11-26T14:56:56Z
 build/perf/miniblas-bench --op all --rung all --skip-slow --trials 5 --csv perf/results/h100/ladder.csv --json perf/results/h100/ladder.json
