@@ -1,35 +1,29 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Rung 14 of the sgemm ladder, wgmma_tf32x3 (FP32 results, Hopper only: sm_90a): rung 13's 3xTF32 (x = big
- * + small, per k step of 8 t = a_s*b_b + a_b*b_s + a_b*b_b into a fresh accumulator, added to
- * the FP32 one with round-to-nearest FADDs) moved from mma.sync to warpgroup MMA (wgmma).
+ * Rung 14 of the sgemm ladder, wgmma_tf32x3 (FP32 results, Hopper only: sm_90a): rung 13's
+ * 3xTF32 (x = big + small; per k step of 8, t = a_s*b_b + a_b*b_s + a_b*b_b into a fresh
+ * accumulator, added to the FP32 one with round-to-nearest FADDs) moved from mma.sync to
+ * warpgroup MMA (wgmma).
  * Why faster: mma.sync (16x8x8, fragments of both operands loaded by every warp) cannot feed
  * the H100/H200 tensor cores (rung 13: 44 TFLOP/s); wgmma m64n128k8 reads B from shared memory
  * through a descriptor, runs asynchronously and does 64x an m16n8k8's work per issue.
  *   - Block 128x128, BK 32, 2 warpgroups of 64x128 rows (acc 64 + fresh t 64 registers).
- *   - A from registers (RS form): each warp loads its 16x8 fragment of the raw stage and splits
- *     it; B split once per stage by all threads into big/small planes in wgmma's K-major
- *     core-matrix layout (no swizzle, SBO 128 B, LBO 2048 B; conflict-free), double-buffered.
- *   - 4-stage cp.async ring (tc_load_stage, LEAN addressing; any m, n, k, ld). k step 0 runs
- *     while the next stage is copied and split; no wgmma group is pending across a stage end.
- *     Split-K (splitk.cuh) when C has fewer tiles than half the SMs.
- *   - Range guard (x3guard.cuh): a tile whose panels hold an element other than 0 or
- *     2^-50 <= |x| <= 2^40 (NaN, Inf, near FLT_MAX, tiny, subnormal) is recomputed by an FP32
- *     SIMT fixup: FP32 results (Inf/NaN as FP32) for every input. With beta == 0, k >= 1024 and
- *     SMs idle in the last wave, extra blocks there read A and B once (tail scan, CHECK false);
- *     otherwise each element is checked where it is split (shift, max, add-min) and a flagged
- *     tile stores nothing. Cost on normal inputs: the scan or the checks, a memset of the
- *     guard's bytes and one fixup launch that exits at once.
- * Resources (nvcc -arch=sm_90a -Xptxas -v): 249..255 registers, no spills unsplit (split-K:
- * 0..48-byte stack, as before the guard); 200..208 KB dynamic shared memory; 1 block per SM.
- * Measured before the guard (H200, miniblas-bench, 5 trials, cuBLAS FP32 SGEMM side by side):
- * NN 4096 / 8192: 67.5 / 68.0 TFLOP/s (1.32x / 1.33x cuBLAS), TT 68.1 / 68.5 (1.39x / 1.36x);
- * split-K 8192x128x8192 63.8-65.5 (1.26-1.37x); error 0.36..1.0x cuBLAS FP32's. The guard's
- * cost (H100, perf/results/h100/x3guard-cost, beta 0): tail scan 4096^3 +1.7% NN / +0.8% TT,
- * 8192^3 +0.3% / -0.2%; main-loop checks 1024^3 (split-K) +17..23%, 4096x4096x256 +9%,
- * 8192x128x8192 +1..9%.
- * Built for sm_90a (CMakeLists.txt); the sm_90 build traps; dispatch requires cc 9.0.
- * The tile shape, wgmma wrappers, splits, k step, epilogue and launch plan: wg_tf32x3.cuh.
+ *   - A from registers (RS form), split per fragment; B split once per stage by all threads
+ *     into big/small planes in wgmma's K-major core-matrix layout, double-buffered.
+ *   - 4-stage cp.async ring (any m, n, k, ld). k step 0 runs while the next stage is copied
+ *     and split; no wgmma group is pending across a stage end. Split-K (splitk.cuh) when C
+ *     has fewer tiles than half the SMs.
+ *   - Range guard (x3guard.cuh): a tile whose panels hold an element outside
+ *     2^-50 <= |x| <= 2^40 (and not 0) is recomputed by an FP32 SIMT fixup, so every input
+ *     gets FP32 results; checked where each element is split, or, with beta == 0, deep k and
+ *     SMs idle in the last wave, by extra blocks there (tail scan).
+ * Limits: the B split and the FADDs of t into acc per k step stay in the main loop; odd
+ * leading dimensions lose the 16-byte copies.
+ * Resources (nvcc -arch=sm_90a -Xptxas -v): 249..255 registers, no spills unsplit; 200..208 KB
+ * dynamic shared memory; 1 block per SM.
+ * Current figure (H100, perf/results/h100/ladder.csv): 67.6 TFLOP/s at 4096^3 NN, 1.31x cuBLAS
+ * FP32; the guard's cost: docs/ladders/gemm.md. Built for sm_90a (CMakeLists.txt); the sm_90
+ * build traps; dispatch requires cc 9.0. Shared code with rung 15: wg_tf32x3.cuh.
  */
 #include "wg_tf32x3.cuh"
 
