@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The building blocks of the 3xTF32 wgmma rungs (14_wgmma_tf32x3, 15_tma_tf32x3): the tile
- * shape (128 x 128 x 32, 2 warpgroups, 4 raw stages in tc_common.cuh's padded layouts), the B
- * planes in wgmma's K-major core-matrix layout (no swizzle, SBO 128 B, LBO 2048 B), the wgmma
- * PTX wrappers, the split of a raw B stage into big / small planes and of an A fragment in
- * registers, one k step (three m64n128k8 wgmma into a fresh accumulator added in FP32), the
- * epilogue, and the launch plan (range guard, split-K, tail scan) both rungs share. The
- * rungs differ in how the raw stages are filled (cp.async by every thread / TMA) and in
- * their schedules, which their files describe.
+ * The building blocks of the 3xTF32 wgmma rungs (14_wgmma_tf32x3, 15_tma_tf32x3,
+ * 16_pingpong_tf32x3): the tile shape (128 x 128 x 32, 2 warpgroups, 4 raw stages in
+ * tc_common.cuh's padded layouts), the B planes in wgmma's K-major core-matrix layout (no
+ * swizzle, SBO 128 B, LBO 2048 B), the wgmma PTX wrappers, the split of a raw B stage into
+ * big / small planes and of an A fragment in registers, one k step (three m64n128k8 wgmma into
+ * a fresh accumulator added in FP32), the epilogue, and the launch plan (range guard, split-K,
+ * tail scan) the rungs share. The rungs differ in how the raw stages are filled (cp.async by
+ * every thread / TMA, tma_ring.cuh) and in their schedules, which their files describe.
  */
 #ifndef MINIBLAS_GEMM_WG_TF32X3_CUH
 #define MINIBLAS_GEMM_WG_TF32X3_CUH

@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The TMA ring of the warp-specialised 3xTF32 rungs (15_tma_tf32x3, 16_pingpong_tf32x3):
+ * everything those rungs share except their consumers' main loops. A producer warpgroup
+ * (its thread 0) fills wg_tf32x3.cuh's 4-stage raw ring with two TMA bulk tensor copies per
+ * stage (cp.async.bulk.tensor.2d, one tensor map per operand, built on the host); per stage a
+ * "full" mbarrier (expect_tx: the stage's bytes) says it landed and an "empty" mbarrier (one
+ * arrival per consumer warp) says it was read. Here: the shared-memory size, the mbarrier and
+ * TMA PTX wrappers, one stage's copies, setmaxnreg, the consumers' named barrier, the block's
+ * set-up and the producer loop (device); the driver's tensor-map encoder, the maps, TMA
+ * eligibility and the launch of a rung's kernel through rung 14's plan (host). A rung's
+ * kernel has the signature of tm_kernel_fn and is named to the launcher by a class template
+ * K<AKC, BKC, SPLIT, CHECK> with a static fn() returning it.
+ */
+#ifndef MINIBLAS_GEMM_TMA_RING_CUH
+#define MINIBLAS_GEMM_TMA_RING_CUH
+
+#include <cudaTypedefs.h> /* CUtensorMap, PFN_cuTensorMapEncodeTiled: types only (libcuda is not linked) */
+#include "wg_tf32x3.cuh"
+
+#define TM_WARPS (WG_THREADS / 32) /* arrivals on an empty barrier: one per consumer warp */
+#define TM_THREADS (128 + WG_THREADS) /* a producer warpgroup and two consumer warpgroups */
+
+/* Dynamic shared memory: rung 14's (planes, raw A stages, raw B stages; every stage starts
+ * 128-byte aligned as TMA needs), then the full and the empty mbarrier of each stage. */
+static constexpr size_t tm_smem_bytes(bool akc, bool bkc) {
+    return wg_smem_bytes(akc, bkc) + (size_t)2 * WG_STAGES * sizeof(uint64_t);
+}
+static_assert(wg_cfg::a_elems(true) * 4 % 128 == 0 && wg_cfg::a_elems(false) * 4 % 128 == 0 &&
+                  WG_PLANE * 4 % 128 == 0, "TMA destinations 128-byte aligned");
+static_assert(wg_cfg::LD_K <= 256 && wg_cfg::LD_AM <= 256 && wg_cfg::LD_BN <= 256 &&
+                  (wg_cfg::LD_K * 4) % 16 == 0 && (wg_cfg::LD_AM * 4) % 16 == 0,
+              "TMA box limits");
+
+/* ---------------------------------------------------------------------------------------
+ * PTX wrappers (sm_90). PTX ISA "Parallel Synchronization and Communication Instructions:
+ * mbarrier" and "Data Movement: cp.async.bulk.tensor". bar: shared address of an mbarrier.
+ * ------------------------------------------------------------------------------------- */
+__device__ __forceinline__ void tm_bar_init(unsigned bar, unsigned count) {
+#if WG_SM90A
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+#endif
+}
+/* Makes the initialisations visible to the async proxy (the TMA unit's complete_tx). */
+__device__ __forceinline__ void tm_fence_init() {
+#if WG_SM90A
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+#endif
+}
+/* Arrival that also expects `bytes` more to land (the stage's copies) before the phase ends. */
+__device__ __forceinline__ void tm_arrive_tx(unsigned bar, unsigned bytes) {
+#if WG_SM90A
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar),
+                 "r"(bytes)
+                 : "memory");
+#endif
+}
+__device__ __forceinline__ void tm_arrive(unsigned bar) {
+#if WG_SM90A
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+#endif
+}
+/* Waits until the phase of parity `parity` has completed (acquire: the copies that completed
+ * it are visible to this thread). */
+__device__ __forceinline__ void tm_wait(unsigned bar, unsigned parity) {
+#if WG_SM90A
+    unsigned done;
+    do {
+        asm volatile("{\n.reg .pred p;\n"
+                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                     "selp.u32 %0, 1, 0, p;\n}\n"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    } while (!done);
+#endif
+}
+/* One box of a 2-D tensor map at element coordinates (c0 inner, c1 outer) into shared dst;
+ * its bytes complete_tx on bar. */
+__device__ __forceinline__ void tm_copy2d(unsigned dst, const CUtensorMap *map, int c0, int c1,
+                                          unsigned bar) {
+#if WG_SM90A
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
+                 "l"((uint64_t)map), "r"(c0), "r"(c1), "r"(bar)
+                 : "memory");
+#endif
+}
+__device__ __forceinline__ void tm_prefetch_map(const CUtensorMap *map) {
+#if WG_SM90A
+    asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)map) : "memory");
+#endif
+}
+
+/* The issuing thread: k-tile starting at k (whole-matrix coordinate) of tile (m0, n0) into
+ * ring position r (stage r % S, its (r / S)-th fill). From the second fill of a stage on,
+ * first waits until every warp has released the fill before. AKC: A's box is BM rows of
+ * LD_K k-contiguous floats at (k, m0), else BK rows of LD_AM m-contiguous floats at (m0, k);
+ * B likewise. Each box lands in rung 14's padded stage layout. */
+template <bool AKC, bool BKC>
+__device__ __forceinline__ void tm_load_stage(const CUtensorMap *ma, const CUtensorMap *mb,
+                                              unsigned sa, unsigned sb, unsigned full0,
+                                              unsigned empty0, unsigned r, int m0, int n0,
+                                              int k) {
+    constexpr int S = WG_STAGES;
+    constexpr unsigned AB = wg_cfg::a_elems(AKC) * 4, BB = wg_cfg::b_elems(BKC) * 4;
+    const unsigned st = r % S;
+    if (r >= S) tm_wait(empty0 + 8 * st, ((r / S) & 1u) ^ 1u);
+    tm_arrive_tx(full0 + 8 * st, AB + BB);
+    if (AKC)
+        tm_copy2d(sa + st * AB, ma, k, m0, full0 + 8 * st);
+    else
+        tm_copy2d(sa + st * AB, ma, m0, k, full0 + 8 * st);
+    if (BKC)
+        tm_copy2d(sb + st * BB, mb, k, n0, full0 + 8 * st);
+    else
+        tm_copy2d(sb + st * BB, mb, n0, k, full0 + 8 * st);
+}
+
+/* setmaxnreg: the producer warpgroup gives registers back (N of them per thread), the consumer
+ * warpgroups take them (N per thread). Each rung static_asserts 128 x its producer's N + 256 x
+ * its consumers' N <= 65536 (the launch gives each of the 384 threads 168). */
+template <int N>
+__device__ __forceinline__ void tm_regs_dec() {
+#if WG_SM90A
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
+#endif
+}
+template <int N>
+__device__ __forceinline__ void tm_regs_inc() {
+#if WG_SM90A
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
+#endif
+}
+/* Barrier 1 among the 256 consumer threads only (barrier 0 is __syncthreads). */
+__device__ __forceinline__ void tm_consumer_sync() {
+    asm volatile("bar.sync 1, %0;\n" ::"n"(WG_THREADS) : "memory");
+}
+
+/* Block set-up (every thread): thread 0 initialises the full and empty mbarrier of each stage
+ * and prefetches the tensor maps; then a block-wide barrier, the last one of the kernel. */
+__device__ __forceinline__ void tm_setup(unsigned full0, unsigned empty0, const CUtensorMap *ma,
+                                         const CUtensorMap *mb) {
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < WG_STAGES; ++s) {
+            tm_bar_init(full0 + 8 * s, 1);
+            tm_bar_init(empty0 + 8 * s, TM_WARPS);
+        }
+        tm_fence_init();
+        tm_prefetch_map(ma);
+        tm_prefetch_map(mb);
+    }
+    __syncthreads();
+}
+
+/* The producer (thread 0 of warpgroup 0, after its warpgroup's setmaxnreg and the return of
+ * its other threads): walks the block's tiles and their k-tiles (ring position r = k-tiles
+ * this block took before), waiting on each stage's empty barrier before refilling it, so all
+ * S stages are landing or waiting to be read, across tiles too. kbase: the first k of this
+ * block's split-K slice (TMA coordinates are whole-matrix ones). */
+template <bool AKC, bool BKC>
+__device__ __forceinline__ void tm_produce(const CUtensorMap *ma, const CUtensorMap *mb,
+                                           const float *sA, const float *sB, unsigned full0,
+                                           unsigned empty0, int64_t ntm, int64_t ntn,
+                                           int64_t ntiles, int64_t KT, int kbase) {
+    const unsigned sa_addr = tc_smem_addr(sA), sb_addr = tc_smem_addr(sB);
+    unsigned r = 0;
+    for (int64_t tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
+        int64_t tm, tn;
+        tc_tile_coords(tile, ntm, ntn, &tm, &tn);
+        for (int64_t kt = 0; kt < KT; ++kt, ++r)
+            tm_load_stage<AKC, BKC>(ma, mb, sa_addr, sb_addr, full0, empty0, r,
+                                    (int)(tm * WG_BM), (int)(tn * WG_BN),
+                                    kbase + (int)kt * WG_BK);
+    }
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Host: TMA eligibility, tensor maps, then rung 14's plan (wg_plan) and the launches.
+ * ------------------------------------------------------------------------------------- */
+/* cuTensorMapEncodeTiled from the driver through the runtime (the library links only the
+ * runtime), looked up once; *fn = NULL when the driver does not have it. */
+static cudaError_t tm_encoder(PFN_cuTensorMapEncodeTiled_v12000 *fn) {
+    static void *cached;
+    void *f = __atomic_load_n(&cached, __ATOMIC_ACQUIRE);
+    *fn = NULL;
+    if (!f) {
+        cudaDriverEntryPointQueryResult qr = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
+        const cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000,
+                                                               cudaEnableDefault, &qr);
+#else
+        const cudaError_t e =
+            cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &f, cudaEnableDefault, &qr);
+#endif
+        if (e != cudaSuccess) return e;
+        if (qr != cudaDriverEntryPointSuccess || !f) return cudaSuccess;
+        __atomic_store_n(&cached, f, __ATOMIC_RELEASE);
+    }
+    *fn = (PFN_cuTensorMapEncodeTiled_v12000)f;
+    return cudaSuccess;
+}
+
+/* A 2-D tensor map of a column-major operand: `inner` contiguous elements per column (the
+ * column count `outer`), ld elements apart; boxes of box_in x box_out; outside the matrix
+ * reads as zeros (OOB fill NONE). */
+static cudaError_t tm_map(PFN_cuTensorMapEncodeTiled_v12000 fn, CUtensorMap *map, const void *base,
+                          int64_t inner, int64_t outer, int64_t ld, int box_in, int box_out) {
+    const cuuint64_t dim[2] = {(cuuint64_t)inner, (cuuint64_t)outer};
+    const cuuint64_t stride[1] = {(cuuint64_t)ld * sizeof(float)};
+    const cuuint32_t box[2] = {(cuuint32_t)box_in, (cuuint32_t)box_out};
+    const cuuint32_t estride[2] = {1, 1};
+    const CUresult r = fn(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)base, dim, stride, box,
+                          estride, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                          CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+/* Whether TMA can copy this call's operands: 16-byte aligned bases and column strides, strides
+ * below 2^40 bytes, and every coordinate (plus a box) inside int32. */
+#define TM_DIM_MAX (((int64_t)1 << 31) - 1024)
+static int tm_eligible(const mb_gemm_args *p) {
+    const int64_t ld_max = ((int64_t)1 << 40) / (int64_t)sizeof(float);
+    return (uintptr_t)p->A % 16 == 0 && (uintptr_t)p->B % 16 == 0 && p->lda % 4 == 0 &&
+           p->ldb % 4 == 0 && p->lda < ld_max && p->ldb < ld_max && p->m <= TM_DIM_MAX &&
+           p->n <= TM_DIM_MAX && p->k <= TM_DIM_MAX;
+}
+
+/* The kernels' signature (the tensor maps are __grid_constant__ parameters). */
+typedef void (*tm_kernel_fn)(CUtensorMap, CUtensorMap, mb_gemm_args, int64_t, x3g);
+
+template <template <bool, bool, bool, bool> class K, bool AKC, bool BKC, bool SPLIT, bool CHECK>
+static cudaError_t tm_launch_s(const mb_gemm_args *p, const mb_gemm_args *q, const CUtensorMap *ma,
+                               const CUtensorMap *mb, mb_splitk sp, x3g g, int64_t scan,
+                               cudaStream_t s) {
+    const tm_kernel_fn kernel = K<AKC, BKC, SPLIT, CHECK>::fn();
+    const size_t smem = tm_smem_bytes(AKC, BKC);
+    static unsigned long long smem_set; /* devices whose limit is raised (this kernel) */
+    cudaError_t e = mb_smem_limit_once((const void *)kernel, (int)smem, &smem_set);
+    if (e != cudaSuccess) return e;
+    const int64_t tiles = mb_cdiv(p->m, WG_BM) * mb_cdiv(p->n, WG_BN);
+    const dim3 grid(mb_grid_dim(tiles + scan, MB_GRID_X_MAX), (unsigned)sp.S);
+    kernel<<<grid, TM_THREADS, smem, s>>>(*ma, *mb, *q, sp.kc, g);
+    e = cudaGetLastError();
+    if (e == cudaSuccess && SPLIT) e = x3g_reduce(p, q, sp.S, g, s);
+    return e == cudaSuccess ? x3g_end(p, g, s) : e;
+}
+template <template <bool, bool, bool, bool> class K, bool AKC, bool BKC>
+static cudaError_t tm_launch_t(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v12000 fn,
+                               cudaStream_t s) {
+    /* A stored (AKC ? k x m : m x k), B stored (BKC ? n x k : k x n): the box is one stage
+     * in its padded layout (tc_config.cuh), rows as wide as the pads. */
+    CUtensorMap ma, mb;
+    cudaError_t e = AKC ? tm_map(fn, &ma, p->A, p->k, p->m, p->lda, wg_cfg::LD_K, WG_BM)
+                        : tm_map(fn, &ma, p->A, p->m, p->k, p->lda, wg_cfg::LD_AM, WG_BK);
+    if (e != cudaSuccess) return e;
+    e = BKC ? tm_map(fn, &mb, p->B, p->k, p->n, p->ldb, wg_cfg::LD_K, WG_BN)
+            : tm_map(fn, &mb, p->B, p->n, p->k, p->ldb, wg_cfg::LD_BN, WG_BK);
+    if (e != cudaSuccess) return e;
+    x3g g;
+    mb_gemm_args q;
+    mb_splitk sp;
+    int64_t scan;
+    e = wg_plan(p, &g, &q, &sp, &scan, s);
+    if (e != cudaSuccess) return e;
+    if (sp.S > 1) return tm_launch_s<K, AKC, BKC, true, true>(p, &q, &ma, &mb, sp, g, 0, s);
+    return scan > 0 ? tm_launch_s<K, AKC, BKC, false, false>(p, &q, &ma, &mb, sp, g, scan, s)
+                    : tm_launch_s<K, AKC, BKC, false, true>(p, &q, &ma, &mb, sp, g, 0, s);
+}
+
+extern "C" cudaError_t mb_sgemm_wgmma_tf32x3(const void *a, cudaStream_t s);
+
+/* A TMA rung's launcher: its kernels K where TMA can copy the operands, else rung 14 (any
+ * alignment; also for a driver without cuTensorMapEncodeTiled). */
+template <template <bool, bool, bool, bool> class K>
+static cudaError_t tm_sgemm(const void *a, cudaStream_t s) {
+    const mb_gemm_args *p = (const mb_gemm_args *)a;
+    if (!tm_eligible(p)) return mb_sgemm_wgmma_tf32x3(a, s); /* rung 14: any alignment */
+    PFN_cuTensorMapEncodeTiled_v12000 fn;
+    const cudaError_t e = tm_encoder(&fn);
+    if (e != cudaSuccess) return e;
+    if (!fn) return mb_sgemm_wgmma_tf32x3(a, s); /* a driver without TMA maps */
+    /* A is K-contiguous when transposed; B is K-contiguous when not. */
+    if (p->transa) {
+        if (p->transb) return tm_launch_t<K, true, false>(p, fn, s);
+        return tm_launch_t<K, true, true>(p, fn, s);
+    }
+    if (p->transb) return tm_launch_t<K, false, false>(p, fn, s);
+    return tm_launch_t<K, false, true>(p, fn, s);
+}
+
+#endif
