@@ -131,13 +131,21 @@ static void test_targets(void) {
     const int tf32 = mb_rung_index(MINIBLAS_OP_SGEMM, "tf32");
     const int tf32x3 = mb_rung_index(MINIBLAS_OP_SGEMM, "tf32x3");
     const int wgmma = mb_rung_index(MINIBLAS_OP_SGEMM, "wgmma_tf32x3");
+    const int tma = mb_rung_index(MINIBLAS_OP_SGEMM, "tma_tf32x3");
+    const int pingpong = mb_rung_index(MINIBLAS_OP_SGEMM, "pingpong_tf32x3");
     const int tuned = mb_rung_index(MINIBLAS_OP_SGEMM, "tuned");
     /* the registry's needs name rungs that exist */
-    CHECK(dmma >= 0 && tf32 >= 0 && tf32x3 >= 0 && wgmma >= 0 && tuned >= 0);
+    CHECK(dmma >= 0 && tf32 >= 0 && tf32x3 >= 0 && wgmma >= 0 && tma >= 0 && pingpong >= 0 &&
+          tuned >= 0);
+    /* ladder order: rung 14, 15, 16 */
+    CHECK(wgmma < tma && tma < pingpong);
     CHECK(miniblas_rung_min_compute_capability(MINIBLAS_OP_DGEMM, dmma) == 80);
     CHECK(miniblas_rung_min_compute_capability(MINIBLAS_OP_SGEMM, tf32) == 80);
     CHECK(miniblas_rung_min_compute_capability(MINIBLAS_OP_SGEMM, tf32x3) == 80);
     CHECK(miniblas_rung_min_compute_capability(MINIBLAS_OP_SGEMM, wgmma) == 90);
+    CHECK(miniblas_rung_min_compute_capability(MINIBLAS_OP_SGEMM, tma) == 90);
+    CHECK(miniblas_rung_min_compute_capability(MINIBLAS_OP_SGEMM, pingpong) == 90);
+    CHECK(miniblas_rung_flags(MINIBLAS_OP_SGEMM, pingpong) & MB_RUNG_NEEDS_SM90A);
     CHECK(miniblas_rung_min_compute_capability(MINIBLAS_OP_SGEMM, 0) == 0);
     CHECK(miniblas_rung_min_compute_capability(MINIBLAS_OP_SGEMM, -1) == -1);
     CHECK(miniblas_rung_min_compute_capability(MINIBLAS_OP_SGEMM, 1000) == -1);

@@ -7,8 +7,9 @@
  *   ref  = cuBLAS DGEMM on the inputs upcast to double (exact inputs, FP64 arithmetic);
  *   e_s  = |C_cublas_sgemm - ref|_F / |ref|_F   (cuBLAS FP32 SGEMM, CUBLAS_DEFAULT_MATH);
  *   e_x3 = the same for miniblas rung tf32x3 (3xTF32, full-precision math mode);
- *   e_wg = the same for rungs wgmma_tf32x3 and tma_tf32x3 (3xTF32 on wgmma; compute
- *          capability 9.0 only);
+ *   e_wg = the same for rungs wgmma_tf32x3, tma_tf32x3 and pingpong_tf32x3 (3xTF32 on
+ *          wgmma; compute capability 9.0 only); pingpong_tf32x3 must also give bitwise
+ *          tma_tf32x3's results (the same arithmetic in the same order);
  *   e_tf = the same for rung tf32 (math mode MINIBLAS_MATH_ALLOW_REDUCED_PRECISION).
  * Pass: e_x3 <= 2 * e_s and e_wg <= 2 * e_s (3xTF32 keeps FP32 accuracy) and e_tf < 1e-2
  * (TF32 is reduced, not broken). Each result is poisoned with NaN before the call, so an unwritten element fails.
@@ -17,11 +18,13 @@
  * Sizes: n = 256, 1024 and a non-square odd shape; 2048 and 4096 unless MINIBLAS_TEST_QUICK=1
  * (an error growing linearly with K, as a biased accumulation gives, is largest at 4096).
  * Then the range guard (x3guard.cuh): inputs 3xTF32 alone gets wrong (near FLT_MAX, overflow,
- * Inf/NaN, subnormal, tiny) through auto, wgmma_tf32x3, tma_tf32x3 and tf32x3, each element against rung
+ * Inf/NaN, subnormal, tiny) through auto, wgmma_tf32x3, tma_tf32x3, pingpong_tf32x3 and tf32x3,
+ * each element against rung
  * tuned's Inf/NaN class and an FP32 error bound (see guard_tests below).
  * Ends with "tf32_accuracy: N passed, M failed"; exits 77 without a GPU.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +36,23 @@
 #define TF32_RUNG "tf32"
 #define WG_RUNG "wgmma_tf32x3" /* MINIBLAS_RUNG_NEEDS_SM90A: run on compute capability 9.0 only */
 #define TMA_RUNG "tma_tf32x3"  /* the same */
-static const char *const hopper_rungs[2] = {WG_RUNG, TMA_RUNG};
+#define PP_RUNG "pingpong_tf32x3" /* the same; bitwise TMA_RUNG's results */
+#define N_HOPPER 3
+static const char *const hopper_rungs[N_HOPPER] = {WG_RUNG, TMA_RUNG, PP_RUNG};
+
+/* Elements whose bits differ (NaN payloads included); the first one into first. */
+static long bitwise_mismatches(const float *x, const float *y, size_t n, char *first, size_t fl) {
+    long bad = 0;
+    for (size_t i = 0; i < n; ++i) {
+        uint32_t a, b;
+        memcpy(&a, &x[i], sizeof a);
+        memcpy(&b, &y[i], sizeof b);
+        if (a != b && bad++ == 0)
+            snprintf(first, fl, "element %zu: %.9g (0x%08x) vs %.9g (0x%08x)", i, (double)x[i],
+                     (unsigned)a, (double)y[i], (unsigned)b);
+    }
+    return bad;
+}
 
 static void cublas_check(cublasStatus_t s, const char *what) {
     if (s != CUBLAS_STATUS_SUCCESS) {
@@ -159,17 +178,31 @@ static void one_case(miniblas_handle_t h, cublasHandle_t cb, int m, int n, int k
     if (e_tf != CALL_FAILED)
         mbt_expect(NULL, e_tf < 1e-2, "sgemm", kase, "%s error %.3e not below 1e-2", TF32_RUNG,
                    e_tf);
-    for (int r = 0; hopper && r < 2; ++r) {
+    float *hT = mbt_host_alloc(mn * sizeof(float)); /* TMA_RUNG's result */
+    int have_t = 0;
+    for (int r = 0; hopper && r < N_HOPPER; ++r) {
         double m_wg;
         const char *wg = hopper_rungs[r];
         double e_wg = run_rung(h, wg, 0, m, n, k, dA, dB, dC, hC, ref, kase, &m_wg);
         printf("%-34s rel. Frobenius error: %s %.3e (%.2fx cuBLAS); max elementwise err %.3e "
                "(%.2fx)\n",
                "", wg, e_wg, e_wg / e_s, m_wg, m_wg / m_s);
-        if (e_wg != CALL_FAILED)
-            mbt_expect(NULL, e_wg <= 2.0 * e_s, "sgemm", kase,
-                       "%s error %.3e exceeds 2 x cuBLAS FP32 SGEMM's %.3e", wg, e_wg, e_s);
+        if (e_wg == CALL_FAILED) continue;
+        mbt_expect(NULL, e_wg <= 2.0 * e_s, "sgemm", kase,
+                   "%s error %.3e exceeds 2 x cuBLAS FP32 SGEMM's %.3e", wg, e_wg, e_s);
+        if (strcmp(wg, TMA_RUNG) == 0) {
+            memcpy(hT, hC, mn * sizeof(float));
+            have_t = 1;
+        } else if (strcmp(wg, PP_RUNG) == 0 && have_t) {
+            char first[160] = "";
+            const long bad = bitwise_mismatches(hC, hT, mn, first, sizeof first);
+            printf("%-34s %s vs %s: %ld elements differ in their bits%s%s\n", "", PP_RUNG,
+                   TMA_RUNG, bad, bad ? ", first " : "", first);
+            mbt_expect(NULL, bad == 0, "sgemm", kase, "%s: %ld elements differ from %s's (%s)",
+                       PP_RUNG, bad, TMA_RUNG, first);
+        }
     }
+    free(hT);
 
     mbt_dev_free(dA);
     mbt_dev_free(dB);
@@ -248,8 +281,8 @@ static void special_case(miniblas_handle_t h, cublasHandle_t cb, int hopper) {
     int bad = special_mismatches(hC, ref, bound, mn, first, sizeof first);
     printf("%-34s cublas_sgemm: %d mismatches%s%s\n", kase, bad, bad ? ", first " : "", first);
 
-    const char *rungs[3] = {X3_RUNG, WG_RUNG, TMA_RUNG};
-    for (int r = 0; r < (hopper ? 3 : 1); ++r) {
+    const char *rungs[1 + N_HOPPER] = {X3_RUNG, WG_RUNG, TMA_RUNG, PP_RUNG};
+    for (int r = 0; r < (hopper ? 1 + N_HOPPER : 1); ++r) {
         double maxerr;
         if (run_rung(h, rungs[r], 0, m, n, k, dA, dB, dC, hC, ref, kase, &maxerr) == CALL_FAILED)
             continue;
@@ -416,9 +449,9 @@ static void guard_case(miniblas_handle_t h, cublasHandle_t cb, const char *what,
         bad = guard_compare(cls, cls, ref, bnd, m, n, ldc, first, sizeof first);
         mbt_expect(NULL, bad == 0, "sgemm", kase,
                    "reference rung tuned: %ld elements outside the FP32 bound (%s)", bad, first);
-        const char *rungs[4] = {"auto", WG_RUNG, TMA_RUNG, X3_RUNG};
-        for (int r = 0; r < 4; ++r) {
-            if ((r == 1 || r == 2) && !hopper) continue;
+        const char *rungs[5] = {"auto", WG_RUNG, TMA_RUNG, PP_RUNG, X3_RUNG};
+        for (int r = 0; r < 5; ++r) {
+            if (r >= 1 && r <= N_HOPPER && !hopper) continue;
             if (!guard_run(h, rungs[r], kase, ta, tb, m, n, k, alpha, dA, lda, dB, ldb, beta, dC,
                            ldc, hC0, out, ran, sizeof ran))
                 continue;

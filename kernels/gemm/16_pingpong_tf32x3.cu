@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Rung 16 of the sgemm ladder, pingpong_tf32x3 (FP32 results, Hopper only: sm_90a): rung 15
+ * (tma_tf32x3) with two fresh accumulators t0 and t1 per consumer warpgroup instead of one.
+ * Rung 15 issues each k step's group of three m64n128k8 wgmma into t, waits for it
+ * (wait_group 0) and adds t into the FP32 accumulator before it issues the next: of the 4 k
+ * steps of a stage only k step 0 overlaps other work (the split of the next stage's B).
+ * Here k steps alternate between t0 and t1: a warpgroup issues k step j + 1, then waits for
+ * k step j alone (wait_group 1) and adds it while j + 1 runs.
+ * Why faster: the tensor cores get the next group while the 64 FADDs of the previous one run,
+ * instead of idling through each group's latency and FADDs. The arithmetic is rung 15's
+ * (acc += t of each k step in the same k order): results are bitwise those of rung 15.
+ * Limits: every group of a stage still completes within it (wait_group 0 at the stage end),
+ * so the B plane double buffer needs no further care, and the last k step of a stage is
+ * drained without overlap; the B split stays in the consumers' main loop. Eligibility and
+ * fallback are rung 15's (TMA needs 16-byte aligned A and B, lda and ldb multiples of 4, m,
+ * n, k below 2^31 - 1024; other calls, and a driver without cuTensorMapEncodeTiled, run
+ * rung 14).
+ * Resources (nvcc -arch=sm_90a -Xptxas -v): 384 threads, 168 registers at launch; setmaxnreg
+ * gives the producer 24 (its code uses <= 6) and the consumers 240 (<= 237: acc, t0 and t1
+ * are 192, two A fragments 16; nvdisasm), no spills, no stack; 200..208 KB dynamic shared
+ * memory plus 64 B of mbarriers; 1 block per SM.
+ * Current figure: not measured yet.
+ * Built for sm_90a (CMakeLists.txt); the sm_90 build traps; dispatch requires cc 9.0. The
+ * TMA ring, the producer and the launcher: tma_ring.cuh (shared with rung 15).
+ */
+#include "tma_ring.cuh"
+
+/* setmaxnreg: 128 x 24 + 256 x 240 <= 65536 (the launch gives each of the 384 threads 168). */
+#define TM_PRODUCER_REGS 24
+#define TM_CONSUMER_REGS 240
+static_assert(128 * TM_PRODUCER_REGS + WG_THREADS * TM_CONSUMER_REGS <= 65536, "register file");
+
+/* ---------------------------------------------------------------------------------------
+ * The kernel: rung 15's with the consumers' k loop below. Per stage kt (tN: the fresh
+ * accumulator, aN: the A fragment registers, kN: k step N of the stage):
+ *   B1 consumer barrier      planes of kt visible; every wgmma of kt - 1 done
+ *   issue k0 (t0, a0)
+ *   full wait for kt + 1, split of its B into the other plane buffer, fence.proxy.async
+ *   issue k1 (t1, a1); wait_group 1 (k0 done); acc += t0
+ *   issue k2 (t0, a0); wait_group 1 (k1 done); acc += t1
+ *   issue k3 (t1, a1); wait_group 1 (k2 done); acc += t0
+ *   release raw stage kt (each warp; its last A fragment was gathered before k3's issue)
+ *   wait_group 0 (k3 done); acc += t1
+ * An in-flight group reads its A operand from registers (RS form) and writes its fresh
+ * accumulator: neither is touched until the wait that covers the group. The next fragment
+ * is gathered into fa (not an operand) and split into the set of the group that completed;
+ * a0 / a1 and t0 / t1 are distinct arrays that nothing but their own groups reads or writes.
+ * The reads of a completed tN stay after its wait: wgmma.wait_group is an asm volatile with
+ * a "memory" clobber and wg_flush64's first statements are asm volatile redefinitions of tN
+ * ("+f"), which the compiler keeps in program order after the wait; its last ones redefine
+ * acc, keeping the FADDs before the next wgmma.fence (wg_tf32x3.cuh). ptxas checks the rest:
+ * any access of a pending group's registers would make it serialise the wgmma with a C75xx
+ * warning (none in the build).
+ * ------------------------------------------------------------------------------------- */
+template <bool AKC, bool BKC, bool SPLIT, bool CHECK>
+__global__ void __launch_bounds__(TM_THREADS, 1)
+    pingpong_tf32x3_kernel(const __grid_constant__ CUtensorMap tmA,
+                           const __grid_constant__ CUtensorMap tmB, mb_gemm_args p, int64_t kc,
+                           x3g g) {
+#if WG_SM90A
+    int kbase = 0; /* first k of this block's slice (TMA coordinates are whole-matrix ones) */
+    if (SPLIT) {   /* split-K: this block's slice; every slice writes alpha * partial to its slab */
+        const int64_t k0 = (int64_t)blockIdx.y * kc;
+        kbase = (int)k0;
+        p.k = p.k - k0 < kc ? p.k - k0 : kc;
+        p.C = (float *)p.work + (int64_t)blockIdx.y * p.m * p.n;
+        p.ldc = p.m;
+        p.beta = 0.0;
+    }
+    constexpr int S = WG_STAGES;
+    constexpr int AE = wg_cfg::a_elems(AKC), BE = wg_cfg::b_elems(BKC);
+    extern __shared__ __align__(128) unsigned char tm_smem[];
+    float *planes = (float *)tm_smem; /* [buffer][big, small][WG_PLANE] */
+    float *sA = planes + 4 * WG_PLANE;
+    float *sB = sA + S * AE;
+    const unsigned full0 = tc_smem_addr(sB + S * BE), empty0 = full0 + 8 * S;
+    const int tid = threadIdx.x;
+    const int64_t ntm = (p.m + WG_BM - 1) / WG_BM, ntn = (p.n + WG_BN - 1) / WG_BN;
+    const int64_t ntiles = ntm * ntn;
+    const int64_t KT = (p.k + WG_BK - 1) / WG_BK;
+    if (!CHECK && blockIdx.x >= ntiles) { /* a tail-scan block (x3guard.cuh); TMA-eligible
+                                             operands are 16-byte loadable */
+        x3g_scan_part(p, g, true, true, blockIdx.x - ntiles, gridDim.x - ntiles);
+        return;
+    }
+    tm_setup(full0, empty0, &tmA, &tmB);
+
+    if (tid < 128) { /* the producer warpgroup: its thread 0 issues every copy */
+        tm_regs_dec<TM_PRODUCER_REGS>();
+        if (tid != 0) return;
+        tm_produce<AKC, BKC>(&tmA, &tmB, sA, sB, full0, empty0, ntm, ntn, ntiles, KT, kbase);
+        return;
+    }
+
+    tm_regs_inc<TM_CONSUMER_REGS>();
+    const int ctid = tid - 128, lane = tid & 31, warp = ctid >> 5;
+    const int wm0 = warp * 16; /* this warp's 16 rows (warpgroup warp / 4: rows 64 (warp / 4) ..) */
+    const unsigned planes_addr = tc_smem_addr(planes);
+    const float alpha = (float)p.alpha, beta = (float)p.beta;
+    float *C = (float *)p.C;
+    unsigned q = 0; /* ring position of this tile's k-tile 0 */
+    for (int64_t tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
+        int64_t tm, tn;
+        tc_tile_coords(tile, ntm, ntn, &tm, &tn);
+        const int64_t m0 = tm * WG_BM, n0 = tn * WG_BN;
+
+        float acc[64], t0[64], t1[64];
+        unsigned gmx, gmn; /* range guard (x3guard.cuh) over the A and B elements split here */
+        x3g_init(gmx, gmn);
+#pragma unroll
+        for (int i = 0; i < 64; ++i) {
+            acc[i] = 0.0f;
+            t0[i] = 0.0f; /* never read (scale-d false), but defined */
+            t1[i] = 0.0f;
+        }
+
+        /* Prologue: wait for k-tile 0, split its B into plane buffer 0. */
+        tm_wait(full0 + 8 * (q % S), (q / S) & 1u);
+        wg_split_b<BKC, CHECK>(planes, planes + WG_PLANE, sB + (q % S) * BE, ctid, gmx, gmn);
+        wg_fence_proxy_async();
+
+        for (int64_t kt = 0; kt < KT; ++kt) {
+            const unsigned r = q + (unsigned)kt, cs = r % S;
+            tm_consumer_sync(); /* B1: planes of kt visible to all consumers */
+            const float *sAc = sA + cs * AE;
+            const unsigned pb = planes_addr + (unsigned)((kt & 1) * 2 * WG_PLANE * sizeof(float));
+            const unsigned ps = pb + (unsigned)(WG_PLANE * sizeof(float));
+            float fa[4];
+            unsigned a0b[4], a0s[4], a1b[4], a1s[4]; /* the A operands of t0's / t1's group */
+            tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 0, lane);
+            wg_split_a(fa, a0b, a0s);
+            /* k step 0 runs while the next stage's B is split. */
+            wg_issue128(t0, a0b, a0s, pb, ps, 0);
+            if (CHECK) wg_note_a(fa, gmx, gmn);
+            tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 8, lane); /* k step 1's fragment */
+            if (kt + 1 < KT) {
+                const unsigned ns = (r + 1) % S;
+                tm_wait(full0 + 8 * ns, ((r + 1) / S) & 1u); /* raw kt + 1 landed */
+                float *pl = planes + ((kt + 1) & 1) * 2 * WG_PLANE;
+                wg_split_b<BKC, CHECK>(pl, pl + WG_PLANE, sB + ns * BE, ctid, gmx, gmn);
+                wg_fence_proxy_async();
+            }
+            __syncwarp(); /* converged again after the waits, for the .aligned wgmma ops */
+
+            /* k step 1 into t1 while k step 0 finishes; then add t0. */
+            wg_split_a(fa, a1b, a1s);
+            wg_issue128(t1, a1b, a1s, pb, ps, 8);
+            if (CHECK) wg_note_a(fa, gmx, gmn);
+            tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 16, lane); /* k step 2's fragment */
+            wg_wait<1>(); /* k step 0 done: t0, a0 free */
+            wg_flush64(acc, t0);
+
+            /* k step 2 into t0 while k step 1 finishes; then add t1. */
+            wg_split_a(fa, a0b, a0s);
+            wg_issue128(t0, a0b, a0s, pb, ps, 16);
+            if (CHECK) wg_note_a(fa, gmx, gmn);
+            tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 24, lane); /* k step 3's fragment */
+            wg_wait<1>(); /* k step 1 done: t1, a1 free */
+            wg_flush64(acc, t1);
+
+            /* k step 3 into t1 while k step 2 finishes; then add t0. */
+            wg_split_a(fa, a1b, a1s);
+            wg_issue128(t1, a1b, a1s, pb, ps, 24);
+            if (CHECK) wg_note_a(fa, gmx, gmn);
+            wg_wait<1>(); /* k step 2 done: t0, a0 free */
+            wg_flush64(acc, t0);
+
+            /* This warp's reads of raw stage kt are done (B split in kt - 1, A fragments). */
+            __syncwarp();
+            if (lane == 0) tm_arrive(empty0 + 8 * cs);
+            wg_wait<0>(); /* k step 3 done: nothing pending at the stage end */
+            wg_flush64(acc, t1);
+        }
+        q += (unsigned)KT;
+        tm_consumer_sync(); /* the next tile's prologue overwrites the planes */
+
+        /* A tile with an out-of-range element in its panels stores nothing (the fixup
+         * recomputes it; x3guard.cuh). */
+        if (CHECK && x3g_tile_out_bar<1, WG_THREADS>(g, gmx, gmn, tm + tn * ntm, 128)) continue;
+        wg_store_tile(p, C, alpha, beta, acc, t0, m0, n0, wm0, lane);
+    }
+#else
+    /* Not built for sm_90a: never launched (dispatch requires a compute capability 9.0 GPU,
+     * where the sm_90a code is loaded). Fail loudly rather than return garbage. */
+    (void)tmA;
+    (void)tmB;
+    (void)p;
+    (void)kc;
+    (void)g;
+#ifdef __CUDA_ARCH__
+    __trap();
+#endif
+#endif
+}
+
+/* The launcher (tma_ring.cuh): this kernel where TMA can copy the operands, else rung 14. */
+template <bool AKC, bool BKC, bool SPLIT, bool CHECK>
+struct pingpong_tf32x3 {
+    static tm_kernel_fn fn() { return pingpong_tf32x3_kernel<AKC, BKC, SPLIT, CHECK>; }
+};
+
+extern "C" cudaError_t mb_sgemm_pingpong_tf32x3(const void *a, cudaStream_t s) {
+    return tm_sgemm<pingpong_tf32x3>(a, s);
+}
