@@ -28,11 +28,13 @@
  */
 #include "tma_ring.cuh"
 
-/* setmaxnreg moves registers from the producer to the consumers: 128 x 40 + 256 x 232 <= 65536
- * (the launch gives each of the 384 threads 168). */
+/* setmaxnreg moves registers from the producer to the consumers: 128 x 40 + 256 x 232 = 384 x 168,
+ * all the block got at launch (TM_LAUNCH_REGS). */
 #define TM_PRODUCER_REGS 40
 #define TM_CONSUMER_REGS 232
-static_assert(128 * TM_PRODUCER_REGS + WG_THREADS * TM_CONSUMER_REGS <= 65536, "register file");
+static_assert(128 * TM_PRODUCER_REGS + WG_THREADS * TM_CONSUMER_REGS <=
+                  TM_THREADS * TM_LAUNCH_REGS,
+              "setmaxnreg within the block's registers");
 
 /* ---------------------------------------------------------------------------------------
  * The kernel: rung 14's schedule with the raw stages filled by TMA from a producer

@@ -20,6 +20,11 @@
 
 #define TM_WARPS (WG_THREADS / 32) /* arrivals on an empty barrier: one per consumer warp */
 #define TM_THREADS (128 + WG_THREADS) /* a producer warpgroup and two consumer warpgroups */
+/* Registers per thread at launch (__launch_bounds__(TM_THREADS, 1): 65536 / 384 rounded down to
+ * a multiple of 8). setmaxnreg only moves registers within the block's pool of
+ * TM_THREADS x TM_LAUNCH_REGS: a consumer increase the producer's decrease does not cover
+ * would wait forever. */
+#define TM_LAUNCH_REGS 168
 
 /* Dynamic shared memory: rung 14's (planes, raw A stages, raw B stages; every stage starts
  * 128-byte aligned as TMA needs), then the full and the empty mbarrier of each stage. */
@@ -117,9 +122,9 @@ __device__ __forceinline__ void tm_load_stage(const CUtensorMap *ma, const CUten
         tm_copy2d(sb + st * BB, mb, n0, k, full0 + 8 * st);
 }
 
-/* setmaxnreg: the producer warpgroup gives registers back (N of them per thread), the consumer
- * warpgroups take them (N per thread). Each rung static_asserts 128 x its producer's N + 256 x
- * its consumers' N <= 65536 (the launch gives each of the 384 threads 168). */
+/* setmaxnreg: the producer warpgroup gives registers back (down to N per thread), the consumer
+ * warpgroups take them (up to N per thread). Each rung static_asserts 128 x its producer's N +
+ * 256 x its consumers' N <= TM_THREADS x TM_LAUNCH_REGS. */
 template <int N>
 __device__ __forceinline__ void tm_regs_dec() {
 #if WG_SM90A
