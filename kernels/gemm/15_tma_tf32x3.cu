@@ -28,8 +28,8 @@
  */
 #include "tma_ring.cuh"
 
-/* setmaxnreg moves registers from the producer to the consumers: 128 x 40 + 256 x 232 = 384 x 168,
- * all the block got at launch (TM_LAUNCH_REGS). */
+/* setmaxnreg moves registers from the producer to the consumers: 128 x 40 + 256 x 232 =
+ * 384 x 168, all the block got at launch (TM_LAUNCH_REGS). */
 #define TM_PRODUCER_REGS 40
 #define TM_CONSUMER_REGS 232
 static_assert(128 * TM_PRODUCER_REGS + WG_THREADS * TM_CONSUMER_REGS <=

@@ -26,8 +26,8 @@
  */
 #include "tma_ring.cuh"
 
-/* setmaxnreg moves registers from the producer to the consumers: 128 x 24 + 256 x 240 = 384 x 168,
- * all the block got at launch (TM_LAUNCH_REGS). */
+/* setmaxnreg moves registers from the producer to the consumers: 128 x 24 + 256 x 240 =
+ * 384 x 168, all the block got at launch (TM_LAUNCH_REGS). */
 #define TM_PRODUCER_REGS 24
 #define TM_CONSUMER_REGS 240
 static_assert(128 * TM_PRODUCER_REGS + WG_THREADS * TM_CONSUMER_REGS <=
@@ -48,7 +48,7 @@ static_assert(128 * TM_PRODUCER_REGS + WG_THREADS * TM_CONSUMER_REGS <=
  * An in-flight group reads its A operand from registers (RS form) and writes its fresh
  * accumulator: neither is touched until the wait that covers the group. The next fragment
  * is gathered into fa (not an operand) and split into the set of the group that completed;
- * a0 / a1 and t0 / t1 are distinct arrays that nothing but their own groups reads or writes.
+ * nothing reads or writes a0 / t0 (a1 / t1) between the issue of a group and its wait.
  * The reads of a completed tN stay after its wait: wgmma.wait_group is an asm volatile with
  * a "memory" clobber and wg_flush64's first statements are asm volatile redefinitions of tN
  * ("+f"), which the compiler keeps in program order after the wait; its last ones redefine
