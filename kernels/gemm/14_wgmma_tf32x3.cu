@@ -91,11 +91,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
         float acc[64], t[64];
         unsigned gmx, gmn; /* range guard (x3guard.cuh) over the A and B elements split here */
         x3g_init(gmx, gmn);
-#pragma unroll
-        for (int i = 0; i < 64; ++i) {
-            acc[i] = 0.0f;
-            t[i] = 0.0f; /* never read (scale-d false), but defined */
-        }
+        wg_tile_zero(acc, t);
 
         /* Prologue: S - 1 k-tiles in flight (empty groups past the end keep the count);
          * wait for the first, split its B into plane buffer 0. (Not unrolled: code size.) */
@@ -119,13 +115,9 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             const unsigned ps = pb + (unsigned)(WG_PLANE * sizeof(float));
             float fa[4];
             unsigned ab[4], as[4];
-            tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 0, lane);
-            wg_split_a(fa, ab, as);
             /* k step 0 is issued before, and finished after, the copies and the split of
              * the next stage, so that it runs meanwhile. */
-            wg_issue128(t, ab, as, pb, ps, 0);
-            if (CHECK) wg_note_a(fa, gmx, gmn);
-            tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 8, lane); /* next A fragment */
+            wg_step0<AKC, CHECK>(t, fa, ab, as, sAc, wm0, lane, pb, ps, gmx, gmn);
 
             /* Groups committed: S - 1 + kt (k-tiles 0 .. kt + S - 2); at most S - 3 pending
              * means k-tile kt + 1 has landed. */
@@ -142,17 +134,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 wg_split_b<BKC, CHECK>(pl, pl + WG_PLANE, sB + ns * BE, tid, gmx, gmn);
                 wg_fence_proxy_async();
             }
-            /* k steps 1..3: wait, add t into acc, issue the next (its A fragment already
-             * loaded), load the one after while it runs. Nothing pending at the end. */
-#pragma unroll
-            for (int j = 1; j < 4; ++j) {
-                wg_wait<0>();
-                wg_flush64(acc, t);
-                wg_split_a(fa, ab, as);
-                wg_issue128(t, ab, as, pb, ps, 8 * j);
-                if (CHECK) wg_note_a(fa, gmx, gmn);
-                if (j < 3) tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 8 * (j + 1), lane);
-            }
+            wg_steps123<AKC, CHECK>(acc, t, fa, ab, as, sAc, wm0, lane, pb, ps, gmx, gmn);
             wg_wait<0>();
             wg_flush64(acc, t);
             cs = cs + 1 == S ? 0 : cs + 1;

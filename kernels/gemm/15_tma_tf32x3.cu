@@ -106,11 +106,7 @@ __global__ void __launch_bounds__(TM_THREADS, 1)
         float acc[64], t[64];
         unsigned gmx, gmn; /* range guard (x3guard.cuh) over the A and B elements split here */
         x3g_init(gmx, gmn);
-#pragma unroll
-        for (int i = 0; i < 64; ++i) {
-            acc[i] = 0.0f;
-            t[i] = 0.0f; /* never read (scale-d false), but defined */
-        }
+        wg_tile_zero(acc, t);
 
         /* Prologue: wait for k-tile 0, split its B into plane buffer 0. */
         tm_wait(full0 + 8 * (q % S), (q / S) & 1u);
@@ -125,13 +121,9 @@ __global__ void __launch_bounds__(TM_THREADS, 1)
             const unsigned ps = pb + (unsigned)(WG_PLANE * sizeof(float));
             float fa[4];
             unsigned ab[4], as[4];
-            tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 0, lane);
-            wg_split_a(fa, ab, as);
             /* k step 0 is issued before, and finished after, the split of the next stage,
              * so that it runs meanwhile. */
-            wg_issue128(t, ab, as, pb, ps, 0);
-            if (CHECK) wg_note_a(fa, gmx, gmn);
-            tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 8, lane); /* next A fragment */
+            wg_step0<AKC, CHECK>(t, fa, ab, as, sAc, wm0, lane, pb, ps, gmx, gmn);
             if (kt + 1 < KT) {
                 const unsigned ns = (r + 1) % S;
                 tm_wait(full0 + 8 * ns, ((r + 1) / S) & 1u); /* raw kt + 1 landed */
@@ -140,17 +132,7 @@ __global__ void __launch_bounds__(TM_THREADS, 1)
                 wg_fence_proxy_async();
             }
             __syncwarp(); /* converged again after the waits, for the .aligned wgmma ops */
-            /* k steps 1..3: wait, add t into acc, issue the next (its A fragment already
-             * loaded), load the one after while it runs. Nothing pending at the end. */
-#pragma unroll
-            for (int j = 1; j < 4; ++j) {
-                wg_wait<0>();
-                wg_flush64(acc, t);
-                wg_split_a(fa, ab, as);
-                wg_issue128(t, ab, as, pb, ps, 8 * j);
-                if (CHECK) wg_note_a(fa, gmx, gmn);
-                if (j < 3) tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 8 * (j + 1), lane);
-            }
+            wg_steps123<AKC, CHECK>(acc, t, fa, ab, as, sAc, wm0, lane, pb, ps, gmx, gmn);
             /* This warp's reads of raw stage kt are done (B split in kt - 1, A fragments). */
             __syncwarp();
             if (lane == 0) tm_arrive(empty0 + 8 * cs);

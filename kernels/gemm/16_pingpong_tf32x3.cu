@@ -111,12 +111,9 @@ __global__ void __launch_bounds__(TM_THREADS, 1)
         float acc[64], t0[64], t1[64];
         unsigned gmx, gmn; /* range guard (x3guard.cuh) over the A and B elements split here */
         x3g_init(gmx, gmn);
+        wg_tile_zero(acc, t0);
 #pragma unroll
-        for (int i = 0; i < 64; ++i) {
-            acc[i] = 0.0f;
-            t0[i] = 0.0f; /* never read (scale-d false), but defined */
-            t1[i] = 0.0f;
-        }
+        for (int i = 0; i < 64; ++i) t1[i] = 0.0f; /* never read (scale-d false), but defined */
 
         /* Prologue: wait for k-tile 0, split its B into plane buffer 0. */
         tm_wait(full0 + 8 * (q % S), (q / S) & 1u);
@@ -131,12 +128,8 @@ __global__ void __launch_bounds__(TM_THREADS, 1)
             const unsigned ps = pb + (unsigned)(WG_PLANE * sizeof(float));
             float fa[4];
             unsigned a0b[4], a0s[4], a1b[4], a1s[4]; /* the A operands of t0's / t1's group */
-            tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 0, lane);
-            wg_split_a(fa, a0b, a0s);
-            /* k step 0 runs while the next stage's B is split. */
-            wg_issue128(t0, a0b, a0s, pb, ps, 0);
-            if (CHECK) wg_note_a(fa, gmx, gmn);
-            tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 8, lane); /* k step 1's fragment */
+            /* k step 0 runs while the next stage's B is split; fa: k step 1's fragment. */
+            wg_step0<AKC, CHECK>(t0, fa, a0b, a0s, sAc, wm0, lane, pb, ps, gmx, gmn);
             if (kt + 1 < KT) {
                 const unsigned ns = (r + 1) % S;
                 tm_wait(full0 + 8 * ns, ((r + 1) / S) & 1u); /* raw kt + 1 landed */

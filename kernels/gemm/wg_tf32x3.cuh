@@ -5,9 +5,10 @@
  * tc_common.cuh's padded layouts), the B planes in wgmma's K-major core-matrix layout (no
  * swizzle, SBO 128 B, LBO 2048 B), the wgmma PTX wrappers, the split of a raw B stage into
  * big / small planes and of an A fragment in registers, one k step (three m64n128k8 wgmma into
- * a fresh accumulator added in FP32), the epilogue, and the launch plan (range guard, split-K,
- * tail scan) the rungs share. The rungs differ in how the raw stages are filled (cp.async by
- * every thread / TMA, tma_ring.cuh) and in their schedules, which their files describe.
+ * a fresh accumulator added in FP32) and the k steps of a stage, the epilogue, and the launch
+ * plan (range guard, split-K, tail scan) the rungs share. The rungs differ in how the raw
+ * stages are filled (cp.async by every thread / TMA, tma_ring.cuh) and in their schedules,
+ * which their files describe.
  */
 #ifndef MINIBLAS_GEMM_WG_TF32X3_CUH
 #define MINIBLAS_GEMM_WG_TF32X3_CUH
@@ -190,6 +191,44 @@ __device__ __forceinline__ void wg_flush64(float (&acc)[64], float (&t)[64]) {
     for (int i = 0; i < 64; ++i) acc[i] += t[i];
 #pragma unroll
     for (int i = 0; i < 64; ++i) wg_keep(acc[i]);
+}
+
+/* A tile's accumulators: acc zero, t defined (never read: scale-d false). */
+__device__ __forceinline__ void wg_tile_zero(float (&acc)[64], float (&t)[64]) {
+#pragma unroll
+    for (int i = 0; i < 64; ++i) {
+        acc[i] = 0.0f;
+        t[i] = 0.0f;
+    }
+}
+/* k step 0 of a stage (raw A of the stage at sAc): its A fragment split and its wgmma issued,
+ * then the next fragment loaded into fa; it runs while the caller splits the next stage's B. */
+template <bool AKC, bool CHECK>
+__device__ __forceinline__ void wg_step0(float (&t)[64], float (&fa)[4], unsigned (&ab)[4],
+                                         unsigned (&as)[4], const float *sAc, int wm0, int lane,
+                                         unsigned pb, unsigned ps, unsigned &gmx, unsigned &gmn) {
+    tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 0, lane);
+    wg_split_a(fa, ab, as);
+    wg_issue128(t, ab, as, pb, ps, 0);
+    if (CHECK) wg_note_a(fa, gmx, gmn);
+    tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 8, lane); /* next A fragment */
+}
+/* k steps 1..3: wait, add t into acc, issue the next (its A fragment already loaded), load the
+ * one after while it runs. k step 3 is left pending: the caller waits for it and adds it. */
+template <bool AKC, bool CHECK>
+__device__ __forceinline__ void wg_steps123(float (&acc)[64], float (&t)[64], float (&fa)[4],
+                                            unsigned (&ab)[4], unsigned (&as)[4],
+                                            const float *sAc, int wm0, int lane, unsigned pb,
+                                            unsigned ps, unsigned &gmx, unsigned &gmn) {
+#pragma unroll
+    for (int j = 1; j < 4; ++j) {
+        wg_wait<0>();
+        wg_flush64(acc, t);
+        wg_split_a(fa, ab, as);
+        wg_issue128(t, ab, as, pb, ps, 8 * j);
+        if (CHECK) wg_note_a(fa, gmx, gmn);
+        if (j < 3) tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 8 * (j + 1), lane);
+    }
 }
 
 /* ---------------------------------------------------------------------------------------
