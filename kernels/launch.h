@@ -18,8 +18,11 @@
  *     `result`, in stream order, without host synchronisation. `work` is the handle's
  *     device workspace (work_bytes bytes, zero-filled at handle creation); a rung that
  *     uses counters in it must leave them zero again when it finishes.
+ *   - gemm: `pool` (may be NULL) is the handle's stream-ordered memory pool; a launcher may
+ *     take scratch memory from it (cudaMallocFromPoolAsync) for copies of its operands and
+ *     frees it (cudaFreeAsync) in stream order before it returns.
  * A launcher returns the cudaError_t of its launch (cudaGetLastError() after the launch);
- * it never synchronises, allocates or prints.
+ * it never synchronises, allocates except from `pool`, or prints.
  *
  * Pure C header: included by the C dispatch and by the .cu launchers (extern "C").
  */
@@ -46,6 +49,7 @@ typedef struct mb_gemm_args {
     int64_t ldc;
     void *work;         /* gemm workspace (NULL: none) */
     size_t work_bytes;
+    cudaMemPool_t pool; /* the handle's memory pool for scratch copies (NULL: none) */
 } mb_gemm_args;
 
 typedef struct mb_omatcopy_args {

@@ -3,6 +3,7 @@
  * The handle: device, stream, math mode, rung settings, workspace, last error. Version and
  * status strings.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,11 +56,39 @@ void mb_clear_error(struct miniblas_context *h) {
 }
 
 static void release(struct miniblas_context *h) {
+    if (h->pool) cudaMemPoolDestroy(h->pool);
     if (h->work) cudaFree(h->work);
     if (h->gemm_work) cudaFree(h->gemm_work);
     if (h->result_dev) cudaFree(h->result_dev);
     if (h->result_host) cudaFreeHost(h->result_host);
     free(h);
+}
+
+/* The handle's memory pool (kernels/launch.h: scratch copies of gemm operands, taken and
+ * freed in stream order), where the device has memory pools; without one the launchers run
+ * such calls without copies. Up to 1 GiB stays reserved between calls, so that repeated
+ * calls do not map memory again. */
+static void create_pool(struct miniblas_context *h) {
+    int supported = 0;
+    if (cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, h->device) !=
+            cudaSuccess || !supported) {
+        cudaGetLastError();
+        return;
+    }
+    struct cudaMemPoolProps props;
+    memset(&props, 0, sizeof props);
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = h->device;
+    uint64_t keep = (uint64_t)1 << 30;
+    if (cudaMemPoolCreate(&h->pool, &props) != cudaSuccess) {
+        h->pool = NULL;
+    } else if (cudaMemPoolSetAttribute(h->pool, cudaMemPoolAttrReleaseThreshold, &keep) !=
+               cudaSuccess) {
+        cudaMemPoolDestroy(h->pool);
+        h->pool = NULL;
+    }
+    cudaGetLastError(); /* a handle without a pool is still a handle */
 }
 
 /* The calling thread's detail of its last miniblas_create ("" after a success). */
@@ -166,6 +195,7 @@ miniblas_status_t miniblas_create(miniblas_handle_t *out) {
         cudaGetLastError();
         return mb_create_status(e, dv, rv, what, g_create_err, sizeof g_create_err);
     }
+    create_pool(h);
     h->stream = 0;
     for (int op = 0; op < MINIBLAS_OP_COUNT; ++op) {
         h->sel[op] = MB_SEL_AUTO;

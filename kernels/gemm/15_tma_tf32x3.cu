@@ -16,8 +16,9 @@
  * Limits: the boxes are as wide as rung 14's padded rows (36 floats K-contiguous, 136
  * MN-contiguous) to keep its conflict-free layouts, so each row copy reads 4 / 8 unused
  * floats; the B split stays in the consumers' main loop. TMA needs 16-byte aligned A and B,
- * lda and ldb multiples of 4, m, n, k below 2^31 - 1024: other calls (and a driver without
- * cuTensorMapEncodeTiled) run rung 14 (same results class).
+ * lda and ldb multiples of 4: other operands are first copied into aligned scratch where the
+ * gemm is large enough for that to pay; smaller such calls, m, n, k of 2^31 - 1024 or more
+ * and a driver without cuTensorMapEncodeTiled run rung 14 (same results class).
  * Resources (nvcc -arch=sm_90a -Xptxas -v): 384 threads, 168 registers at launch, then 40 for
  * the producer (its code uses <= 21) and 232 for the consumers (<= 193; cuobjdump -sass), no
  * spills, no stack; 200..208 KB dynamic shared memory plus 64 B of mbarriers; 1 block per SM.

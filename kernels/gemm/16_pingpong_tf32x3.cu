@@ -12,10 +12,8 @@
  * (acc += t of each k step in the same k order): results are bitwise those of rung 15.
  * Limits: every group of a stage still completes within it (wait_group 0 at the stage end),
  * so the B plane double buffer needs no further care, and the last k step of a stage is
- * drained without overlap; the B split stays in the consumers' main loop. Eligibility and
- * fallback are rung 15's (TMA needs 16-byte aligned A and B, lda and ldb multiples of 4, m,
- * n, k below 2^31 - 1024; other calls, and a driver without cuTensorMapEncodeTiled, run
- * rung 14).
+ * drained without overlap; the B split stays in the consumers' main loop. Operands TMA
+ * cannot copy, and the fallback to rung 14, as rung 15 (tma_ring.cuh).
  * Resources (nvcc -arch=sm_90a -Xptxas -v): 384 threads, 168 registers at launch; setmaxnreg
  * gives the producer 24 (its code uses <= 6) and the consumers 240 (<= 237: acc, t0 and t1
  * are 192, two A fragments 16; nvdisasm), no spills, no stack; 200..208 KB dynamic shared

@@ -8,7 +8,8 @@
  * arrival per consumer warp) says it was read. Here: the shared-memory size, the mbarrier and
  * TMA PTX wrappers, one stage's copies, setmaxnreg, the consumers' named barrier, the block's
  * set-up and the producer loop (device); the driver's tensor-map encoder, the maps, TMA
- * eligibility and the launch of a rung's kernel through rung 14's plan (host). A rung's
+ * eligibility, aligned copies of operands TMA cannot copy, and the launch of a rung's kernel
+ * through rung 14's plan (host). A rung's
  * kernel has the signature of tm_kernel_fn and is named to the launcher by a class template
  * K<AKC, BKC, SPLIT, CHECK> with a static fn() returning it.
  */
@@ -221,14 +222,15 @@ static cudaError_t tm_map(PFN_cuTensorMapEncodeTiled_v12000 fn, CUtensorMap *map
     return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 
-/* Whether TMA can copy this call's operands: 16-byte aligned bases and column strides, strides
- * below 2^40 bytes, and every coordinate (plus a box) inside int32. */
+/* Whether TMA can copy an operand (16-byte aligned base and column stride, a stride below
+ * 2^40 bytes), and whether the call's coordinates (plus a box) stay inside int32. */
 #define TM_DIM_MAX (((int64_t)1 << 31) - 1024)
-static int tm_eligible(const mb_gemm_args *p) {
-    const int64_t ld_max = ((int64_t)1 << 40) / (int64_t)sizeof(float);
-    return (uintptr_t)p->A % 16 == 0 && (uintptr_t)p->B % 16 == 0 && p->lda % 4 == 0 &&
-           p->ldb % 4 == 0 && p->lda < ld_max && p->ldb < ld_max && p->m <= TM_DIM_MAX &&
-           p->n <= TM_DIM_MAX && p->k <= TM_DIM_MAX;
+static int tm_operand_ok(const void *x, int64_t ld) {
+    return (uintptr_t)x % 16 == 0 && ld % 4 == 0 &&
+           ld < ((int64_t)1 << 40) / (int64_t)sizeof(float);
+}
+static int tm_dims_ok(const mb_gemm_args *p) {
+    return p->m <= TM_DIM_MAX && p->n <= TM_DIM_MAX && p->k <= TM_DIM_MAX;
 }
 
 /* The kernels' signature (the tensor maps are __grid_constant__ parameters). */
@@ -275,16 +277,10 @@ static cudaError_t tm_launch_t(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled
 
 extern "C" cudaError_t mb_sgemm_wgmma_tf32x3(const void *a, cudaStream_t s);
 
-/* A TMA rung's launcher: its kernels K where TMA can copy the operands, else rung 14 (any
- * alignment; also for a driver without cuTensorMapEncodeTiled). */
+/* The tensor maps and the launches, for operands TMA can copy. */
 template <template <bool, bool, bool, bool> class K>
-static cudaError_t tm_sgemm(const void *a, cudaStream_t s) {
-    const mb_gemm_args *p = (const mb_gemm_args *)a;
-    if (!tm_eligible(p)) return mb_sgemm_wgmma_tf32x3(a, s); /* rung 14: any alignment */
-    PFN_cuTensorMapEncodeTiled_v12000 fn;
-    const cudaError_t e = tm_encoder(&fn);
-    if (e != cudaSuccess) return e;
-    if (!fn) return mb_sgemm_wgmma_tf32x3(a, s); /* a driver without TMA maps */
+static cudaError_t tm_run(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v12000 fn,
+                          cudaStream_t s) {
     /* A is K-contiguous when transposed; B is K-contiguous when not. */
     if (p->transa) {
         if (p->transb) return tm_launch_t<K, true, false>(p, fn, s);
@@ -292,6 +288,70 @@ static cudaError_t tm_sgemm(const void *a, cudaStream_t s) {
     }
     if (p->transb) return tm_launch_t<K, false, false>(p, fn, s);
     return tm_launch_t<K, false, true>(p, fn, s);
+}
+
+/* Operands TMA cannot copy (a misaligned base, ld not a multiple of 4: odd sizes, sub-matrices)
+ * are copied into buffers from the handle's pool with ld rounded up to 32 elements, when the
+ * gemm is large enough for the copies to pay: they read and write each element of A and B
+ * once (8 (mk + kn) bytes), the kernel's gain on such calls is about 40% of 2mnk flops (rung
+ * 14's unaligned copies against TMA). Both conditions below keep the copies under ~5% of the
+ * call: mn / (m + n) >= 256, and 2^29 multiply-adds against their launches. */
+static int tm_copy_pays(const mb_gemm_args *p) {
+    const double m = (double)p->m, n = (double)p->n, k = (double)p->k;
+    return m * n >= 256.0 * (m + n) && m * n * k >= (double)(1 << 29);
+}
+static int64_t tm_pad_ld(int64_t rows) { return (rows + 31) & ~(int64_t)31; }
+/* The pitch limit of cudaMemcpy2DAsync (cudaDevAttrMaxPitch on Hopper: 2^31 - 1 bytes). */
+static int tm_pitch_ok(int64_t ld) {
+    return ld <= (((int64_t)1 << 31) - 1) / (int64_t)sizeof(float);
+}
+
+extern "C" cudaError_t mb_sgemm_wgmma_tf32x3(const void *a, cudaStream_t s);
+
+/* A TMA rung's launcher: its kernels K where TMA can copy the operands or aligned copies of
+ * them pay, else rung 14 (any alignment; also for a driver without cuTensorMapEncodeTiled). */
+template <template <bool, bool, bool, bool> class K>
+static cudaError_t tm_sgemm(const void *a, cudaStream_t s) {
+    const mb_gemm_args *p = (const mb_gemm_args *)a;
+    if (!tm_dims_ok(p)) return mb_sgemm_wgmma_tf32x3(a, s);
+    PFN_cuTensorMapEncodeTiled_v12000 fn;
+    cudaError_t e = tm_encoder(&fn);
+    if (e != cudaSuccess) return e;
+    if (!fn) return mb_sgemm_wgmma_tf32x3(a, s); /* a driver without TMA maps */
+    const int copy_a = !tm_operand_ok(p->A, p->lda), copy_b = !tm_operand_ok(p->B, p->ldb);
+    if (!copy_a && !copy_b) return tm_run<K>(p, fn, s);
+
+    /* A stored (transa ? k x m : m x k), B stored (transb ? n x k : k x n). */
+    const int64_t ar = p->transa ? p->k : p->m, ac = p->transa ? p->m : p->k;
+    const int64_t br = p->transb ? p->n : p->k, bc = p->transb ? p->k : p->n;
+    mb_gemm_args q = *p;
+    if (copy_a) q.lda = tm_pad_ld(ar);
+    if (copy_b) q.ldb = tm_pad_ld(br);
+    if (!p->pool || !tm_copy_pays(p) || !tm_pitch_ok(p->lda) || !tm_pitch_ok(p->ldb) ||
+        !tm_pitch_ok(q.lda) || !tm_pitch_ok(q.ldb))
+        return mb_sgemm_wgmma_tf32x3(a, s);
+    const size_t a_bytes = copy_a ? (size_t)q.lda * (size_t)ac * sizeof(float) : 0;
+    const size_t b_bytes = copy_b ? (size_t)q.ldb * (size_t)bc * sizeof(float) : 0;
+    char *buf = NULL; /* A's copy, then B's (each 128-byte multiple: ld is 32 elements) */
+    if (cudaMallocFromPoolAsync((void **)&buf, a_bytes + b_bytes, p->pool, s) != cudaSuccess) {
+        cudaGetLastError(); /* out of memory is no error here: rung 14 needs no copies */
+        return mb_sgemm_wgmma_tf32x3(a, s);
+    }
+    if (copy_a) {
+        q.A = buf;
+        e = cudaMemcpy2DAsync(buf, (size_t)q.lda * sizeof(float), p->A,
+                              (size_t)p->lda * sizeof(float), (size_t)ar * sizeof(float),
+                              (size_t)ac, cudaMemcpyDeviceToDevice, s);
+    }
+    if (copy_b && e == cudaSuccess) {
+        q.B = buf + a_bytes;
+        e = cudaMemcpy2DAsync(buf + a_bytes, (size_t)q.ldb * sizeof(float), p->B,
+                              (size_t)p->ldb * sizeof(float), (size_t)br * sizeof(float),
+                              (size_t)bc, cudaMemcpyDeviceToDevice, s);
+    }
+    if (e == cudaSuccess) e = tm_run<K>(&q, fn, s);
+    const cudaError_t f = cudaFreeAsync(buf, s);
+    return e != cudaSuccess ? e : f;
 }
 
 #endif
