@@ -251,6 +251,12 @@ int mbc_frame_enter_dev(mbc_frame *f, int device, size_t elem, char *msg, size_t
                                                     mbc_cfg.use[mbc_cfg.test_fail_dev] == device)
                           ? mbc_cfg.test_fail_gemm
                           : -1;
+    f->s->npiece = 0;
+    f->s->fail_reduce = mbc_cfg.test_fail_reduce_dev < 0 ||
+                                (mbc_cfg.test_fail_reduce_dev < mbc_cfg.nuse &&
+                                 mbc_cfg.use[mbc_cfg.test_fail_reduce_dev] == device)
+                            ? mbc_cfg.test_fail_reduce
+                            : -1;
     memset(&f->s->tr, 0, sizeof f->s->tr);
     f->s->tr.t0 = mbc_now_ms();
     f->s->tr_which = 0;
