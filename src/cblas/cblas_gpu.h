@@ -85,7 +85,8 @@ typedef struct mbc_state {
 /* ------------------------------------------------------------------ state, frame (gpu_state.c) */
 
 /* One GPU call: the calling thread's state on the layer's device (or, for a share of a
- * multi-device gemm or reduction, on the share's device), the caller's device restored at the end. */
+ * multi-device gemm or reduction, on the share's device), the caller's device restored at the
+ * end. */
 typedef struct mbc_frame {
     mbc_state *s;
     int device;

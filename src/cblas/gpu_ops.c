@@ -96,7 +96,8 @@ static void vec_share_on(vec_call *c, int i, int device) {
         mbc_vec_piece(vp, p, &a, &len);
         size_t off = (size_t)(a - i0) * e, bytes = (size_t)len * e;
         what = "copy to the GPU";
-        err = cudaMemcpyAsync(dx + off, c->x + (size_t)a * e, bytes, cudaMemcpyHostToDevice, s->s_in);
+        err = cudaMemcpyAsync(dx + off, c->x + (size_t)a * e, bytes, cudaMemcpyHostToDevice,
+                              s->s_in);
         if (err == cudaSuccess && c->y)
             err = cudaMemcpyAsync(dy + off, c->y + (size_t)a * e, bytes, cudaMemcpyHostToDevice,
                                   s->s_in);

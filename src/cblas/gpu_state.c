@@ -173,7 +173,9 @@ int mbc_gpu_probe(char *msg, size_t msg_size) {
         snprintf(msg, msg_size, "GPU %d: %s%s", device, prop.name,
                  left ? " (other listed GPUs are another model: not used)" : "");
     else
-        snprintf(msg, msg_size, "GPUs %d and %d more (gemm on host operands over all %d): %s%s",
+        snprintf(msg, msg_size,
+                 "GPUs %d and %d more (gemm on host operands, asum and dot on pinned vectors "
+                 "over all %d): %s%s",
                  device, n - 1, n, prop.name,
                  left ? " (other listed GPUs are another model: not used)" : "");
     mbc_check_rung_env(prop.major, prop.minor, stderr); /* a bad MINIBLAS_SGEMM=...: say so once */
