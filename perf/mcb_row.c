@@ -777,5 +777,15 @@ void run_row(prob *p, unsigned mask, int kernels, pred_t *pred, rowres *r) {
         r->bound_pin = kt > r->x.pinned ? kt : r->x.pinned;
         r->bound_host = kt > r->x.best ? kt : r->x.best;
     }
+    if ((kind == K_ASUM || kind == K_DOT) && P.done) {
+        /* asum, dot: the vectors' copy to the GPUs (several: all copying at once, each its
+           share) against the kernel shared N ways; the result coming back is a few bytes */
+        double in_b = (double)(p->na + p->nb) * (double)p->e;
+        r->x = xfer_times(in_b, 0, in_b);
+        if (p->pinned) r->x.best = r->x.pinned, r->x.best_name = "pinned";
+        double kt = r->kmb > 0 ? r->kmb / (O.ndev > 1 ? O.ndev : 1) : 0;
+        r->bound_pin = kt > r->x.pinned ? kt : r->x.pinned;
+        r->bound_host = kt > r->x.best ? kt : r->x.best;
+    }
 }
 

@@ -49,6 +49,9 @@
  *             the probe's estimate is printed beside it, and the median over the layer's
  *             trials of its time over the bound of just before the trial (paired: the host's
  *             copy rate drifts within a run). MISS: beyond 1.25x of both bounds, paired too.
+ *   asum/dot bounds: bound_pin = max(kern_mb / N, the vectors / pinned H2D) on N GPUs (the
+ *             probe's rate of all N copying at once), bound_host the same with the best way
+ *             of getting pageable memory across; shown in the table, not paired, no MISS.
  * Times: host clock (the calls are synchronous), per call, median over trials; a trial is as
  * many back-to-back calls as fill --min-time-ms; implementations are interleaved trial by
  * trial; OpenBLAS and the layer get --trials-short trials (default 21) where a call takes
@@ -515,8 +518,8 @@ static int read_rows(const char *path, int first) {
     return 0;
 }
 
-/* After the children: the layer's gemm rows side by side over the device sets, with cublasXt
- * on the same GPUs and memory (block 4096 and the fastest block measured). */
+/* After the children: the layer's gemm, asum and dot rows side by side over the device sets,
+ * gemm with cublasXt on the same GPUs and memory (block 4096 and the fastest block measured). */
 static const bench_result *find_row(const bench_result *like, const char *rung, const char *devices) {
     for (size_t i = 0; i < g_run.count; ++i) {
         const bench_result *q = &g_run.results[i];
@@ -533,7 +536,9 @@ static void print_summary(void) {
     int any = 0;
     for (size_t i = 0; i < g_run.count; ++i) {
         const bench_result *r = &g_run.results[i];
-        if (strcmp(r->rung, "mbc") || strcmp(r->unit, "GFLOP/s") || r->status != BENCH_OK) continue;
+        int vec = strstr(r->op, "asum") || strstr(r->op, "dot");
+        if (strcmp(r->rung, "mbc") || (strcmp(r->unit, "GFLOP/s") && !vec) || r->status != BENCH_OK)
+            continue;
         if (!any++)
             printf("\nthe layer (mbc) over the device sets, against cublasXt on the same GPUs and "
                    "memory (ms per call; speedup: over the first set's mbc; xt/mbc > 1: mbc faster)\n"

@@ -119,6 +119,26 @@ if(TARGET test_cblas_split_cpu)
   target_include_directories(test_cblas_split_cpu PRIVATE ${PROJECT_SOURCE_DIR}/src/cblas)
 endif()
 
+# asum/dot on pinned vectors by pieces over several devices (src/cblas/gpu_ops.c) with a fake
+# GPU side on the CPU (tests/test_cblas_vecsplit_fake.c): the layer's gpu_ops.c, mgpu_plan.c,
+# config.c and cpu_blas.c compiled in; no CUDA library linked (the test defines what it uses).
+if(TARGET miniblas_cblas)
+  set(_mbc_src ${PROJECT_SOURCE_DIR}/src/cblas)
+  add_executable(test_cblas_vecsplit_fake ${CMAKE_CURRENT_SOURCE_DIR}/test_cblas_vecsplit_fake.c
+                 ${_mbc_src}/gpu_ops.c ${_mbc_src}/mgpu_plan.c ${_mbc_src}/config.c
+                 ${_mbc_src}/cpu_blas.c)
+  target_include_directories(test_cblas_vecsplit_fake PRIVATE
+    $<TARGET_PROPERTY:miniblas_cblas,INTERFACE_INCLUDE_DIRECTORIES>
+    $<TARGET_PROPERTY:miniblas,INTERFACE_INCLUDE_DIRECTORIES> ${CUDAToolkit_INCLUDE_DIRS}
+    ${PROJECT_SOURCE_DIR}/src)
+  target_compile_definitions(test_cblas_vecsplit_fake PRIVATE
+                             MBC_BUILD_CPU_BLAS="${MINIBLAS_CPU_BLAS_PATH}")
+  target_link_libraries(test_cblas_vecsplit_fake PRIVATE Threads::Threads ${CMAKE_DL_LIBS} m)
+  add_test(NAME test_cblas_vecsplit_fake COMMAND test_cblas_vecsplit_fake)
+  set_tests_properties(test_cblas_vecsplit_fake PROPERTIES LABELS cpu SKIP_RETURN_CODE 77
+                       TIMEOUT 300 ENVIRONMENT "OPENBLAS_NUM_THREADS=1")
+endif()
+
 # gemm on host operands over several GPUs (tests/test_cblas_multigpu.c): exits 77 with fewer
 # than 2 GPUs. libminiblas_cblas only (it dlopens OpenBLAS) and the CUDA runtime (pinned memory).
 if(TARGET miniblas_cblas)

@@ -71,6 +71,9 @@ static void defaults_equal(const mbc_config *c, const char *what) {
     CHECKF(c->test_fail_gemm == -1 && c->test_fail_dev == -1, "%s: test_fail_gemm %lld@%d", what,
           (long long)c->test_fail_gemm, c->test_fail_dev);
     CHECKF(c->split_cols == -1, "%s: split_cols %lld", what, (long long)c->split_cols);
+    CHECKF(c->split_vec == -1, "%s: split_vec %lld", what, (long long)c->split_vec);
+    CHECKF(c->test_fail_reduce == -1 && c->test_fail_reduce_dev == -1, "%s: test_fail_reduce %lld@%d",
+          what, (long long)c->test_fail_reduce, c->test_fail_reduce_dev);
 }
 
 static void test_defaults(void) {
@@ -106,8 +109,9 @@ static void test_good(void) {
                          "MINIBLAS_CBLAS_MIN_OMATCOPY=1",
                          "MINIBLAS_CBLAS_VERBOSE=3",
                          "MINIBLAS_CBLAS_PTR_CHECK=0",
-                         "MINIBLAS_CBLAS_TUNING=panel=2048,kslab=off,nslab=64,chunk_mb=4096,copy_threads=3,split_cols=4096",
+                         "MINIBLAS_CBLAS_TUNING=panel=2048,kslab=off,nslab=64,chunk_mb=4096,copy_threads=3,split_cols=4096,split_vec=12345",
                          "MINIBLAS_CBLAS_TEST_FAIL_GEMM=7",
+                         "MINIBLAS_CBLAS_TEST_FAIL_REDUCE=2@1",
                          NULL};
     CHECKF(read_env(env, &c, out, sizeof out) == 0, "good values: lines\n%s", out);
     CHECKF(!strcmp(c.cpu_blas_lib, "/opt/blas/libblas.so.3"), "cpu_blas_lib '%s'", c.cpu_blas_lib);
@@ -130,6 +134,9 @@ static void test_good(void) {
     CHECKF(c.test_fail_gemm == 7 && c.test_fail_dev == -1, "test_fail_gemm %lld@%d",
           (long long)c.test_fail_gemm, c.test_fail_dev);
     CHECKF(c.split_cols == 4096, "split_cols %lld", (long long)c.split_cols);
+    CHECKF(c.split_vec == 12345, "split_vec %lld", (long long)c.split_vec);
+    CHECKF(c.test_fail_reduce == 2 && c.test_fail_reduce_dev == 1, "test_fail_reduce %lld@%d",
+          (long long)c.test_fail_reduce, c.test_fail_reduce_dev);
 
     const char *env2[] = {"MINIBLAS_CBLAS_DEVICE=3", "MINIBLAS_CBLAS_GPU=yes",
                           "MINIBLAS_CBLAS_TUNING=kslab=512,panel=auto,,chunk_mb=1", NULL};
@@ -140,11 +147,14 @@ static void test_good(void) {
           "gpu %d kslab %lld panel %lld chunk %zu", c.gpu_enabled, (long long)c.kslab,
           (long long)c.panel, c.chunk_max);
 
-    const char *env4[] = {"MINIBLAS_CBLAS_TEST_FAIL_GEMM=5@1", "MINIBLAS_CBLAS_TUNING=split_cols=auto", NULL};
+    const char *env4[] = {"MINIBLAS_CBLAS_TEST_FAIL_GEMM=5@1", "MINIBLAS_CBLAS_TEST_FAIL_REDUCE=0",
+                          "MINIBLAS_CBLAS_TUNING=split_cols=auto,split_vec=auto", NULL};
     CHECKF(read_env(env4, &c, out, sizeof out) == 0, "fail at 5@1: lines\n%s", out);
-    CHECKF(c.test_fail_gemm == 5 && c.test_fail_dev == 1 && c.split_cols == -1,
-          "5@1: test_fail_gemm %lld@%d split_cols %lld", (long long)c.test_fail_gemm,
-          c.test_fail_dev, (long long)c.split_cols);
+    CHECKF(c.test_fail_gemm == 5 && c.test_fail_dev == 1 && c.split_cols == -1 && c.split_vec == -1,
+          "5@1: test_fail_gemm %lld@%d split_cols %lld split_vec %lld", (long long)c.test_fail_gemm,
+          c.test_fail_dev, (long long)c.split_cols, (long long)c.split_vec);
+    CHECKF(c.test_fail_reduce == 0 && c.test_fail_reduce_dev == -1, "0: test_fail_reduce %lld@%d",
+          (long long)c.test_fail_reduce, c.test_fail_reduce_dev);
 
     const char *env3[] = {"MINIBLAS_CBLAS_DEVICES=all", "MINIBLAS_CBLAS_TUNING=kslab=auto,panel=0", NULL};
     CHECKF(read_env(env3, &c, out, sizeof out) == 0, "all: lines\n%s", out);
@@ -183,6 +193,10 @@ static void test_bad(void) {
     one_bad("MINIBLAS_CBLAS_TEST_FAIL_GEMM=3@64", "MINIBLAS_CBLAS_TEST_FAIL_GEMM");
     one_bad("MINIBLAS_CBLAS_TEST_FAIL_GEMM=@1", "MINIBLAS_CBLAS_TEST_FAIL_GEMM");
     one_bad("MINIBLAS_CBLAS_TUNING=split_cols=-2", "split_cols");
+    one_bad("MINIBLAS_CBLAS_TUNING=split_vec=-2", "split_vec");
+    one_bad("MINIBLAS_CBLAS_TUNING=split_vec=1e6", "split_vec");
+    one_bad("MINIBLAS_CBLAS_TEST_FAIL_REDUCE=x", "MINIBLAS_CBLAS_TEST_FAIL_REDUCE");
+    one_bad("MINIBLAS_CBLAS_TEST_FAIL_REDUCE=1@64", "MINIBLAS_CBLAS_TEST_FAIL_REDUCE");
     one_bad("MINIBLAS_CBLAS_TUNING=pannel=96", "pannel");
     one_bad("MINIBLAS_CBLAS_TUNING=panel", "panel");
     one_bad("MINIBLAS_CBLAS_TUNING=panel=abc", "panel");

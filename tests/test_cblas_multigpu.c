@@ -21,6 +21,15 @@
  *   - one GPU made to fail after some of its gemms (MINIBLAS_CBLAS_TEST_FAIL_GEMM=N@P, the
  *     first or the second device of the list): every call still right, the notice says which
  *     device failed.
+ * And sasum, dasum, sdot, ddot on host vectors (the same children, then children of their
+ * own): lengths around the multiples of the piece length (MBC_VEC_PIECE, 2^22 elements), random
+ * values, pinned and pageable vectors, NaN and Inf in one piece; each result against an exact
+ * sum (long double) within max(4 x OpenBLAS's own error, (n / 2^16 + 64) eps sum|x_i y_i|),
+ * the error of a sum whose longest chain of additions is that long (the GPU path's); the
+ * result bitwise the same for every device list; pinned vectors of two pieces or more split
+ * over the devices (MINIBLAS_CBLAS_TUNING=split_vec=1: any share; and at the default least
+ * share, just below and above it), pageable ones never; a device made to fail
+ * (MINIBLAS_CBLAS_TEST_FAIL_REDUCE=N@P): every result still right, the notice names it.
  * Links libminiblas_cblas only (it dlopens OpenBLAS), plus the CUDA runtime for pinned memory.
  */
 #define _GNU_SOURCE
@@ -183,6 +192,8 @@ static void *thread_run(void *p) {
     return NULL;
 }
 
+static int run_reds(FILE *out, int thr);
+
 /* The fixed list of calls: the same in every child (fixed seeds). */
 static int run_all(const char *path) {
     FILE *out = fopen(path, "wb");
@@ -233,8 +244,145 @@ static int run_all(const char *path) {
         ok &= tc[t].ok;
         if (tc[t].buf) fwrite(tc[t].buf, 1, tc[t].len, out), free(tc[t].buf);
     }
-    fclose(out);
     printf("%d calls, %s\n", ncase, ok ? "all right" : "SOME WRONG");
+    ok &= run_reds(out, 0);
+    fclose(out);
+    return ok ? 0 : 1;
+}
+
+/* ------------------------------------------------------------------ reductions */
+
+#define PIECE ((int64_t)1 << 22) /* MBC_VEC_PIECE (src/cblas/mgpu_plan.h) */
+
+typedef struct rcase {
+    int dbl, dot, px, py; /* px, py: x, y pinned (cudaMallocHost), else malloc */
+    int64_t n;
+    int special; /* 0 none; 1 NaN in piece 1; 2 +Inf in piece 2; 3 +Inf in piece 1, -Inf in 3 */
+} rcase;
+
+/* With split_vec=1: every pinned case of two pieces or more splits. Each routine's lengths
+ * differ (the parent finds a call's verbose line by routine and length). */
+static const rcase g_red[] = {
+    {0, 0, 1, 1, PIECE - 1, 0},     {0, 0, 1, 1, PIECE, 0},         {0, 0, 1, 1, PIECE + 1, 0},
+    {0, 0, 1, 1, 3 * PIECE - 1, 0}, {0, 0, 1, 1, 5 * PIECE + 7, 0}, {0, 0, 0, 0, 3 * PIECE - 2, 0},
+    {1, 0, 1, 1, PIECE + 1, 0},     {1, 0, 1, 1, 3 * PIECE + 5, 0}, {0, 1, 1, 1, 2 * PIECE + 1, 0},
+    {0, 1, 1, 1, 3 * PIECE - 3, 0}, {0, 1, 0, 1, 2 * PIECE + 5, 0}, {1, 1, 1, 1, 2 * PIECE + 3, 0},
+    {1, 1, 1, 1, 5 * PIECE + 7, 0}, {0, 0, 1, 1, 3 * PIECE + 1, 1}, {1, 0, 1, 1, 2 * PIECE + 9, 2},
+    {0, 1, 1, 1, 3 * PIECE + 1, 2}, {1, 1, 1, 1, 4 * PIECE + 3, 3},
+};
+/* At the default least share (2^23 elements per device for sasum and sdot, 2^22 for dasum and
+ * ddot): split, yes or no, on two devices. */
+static const rcase g_thr[] = {
+    {0, 0, 1, 1, (1 << 24) - 1, 0}, {0, 0, 1, 1, (1 << 24) + 3, 0}, {1, 0, 1, 1, (1 << 23) - 1, 0},
+    {1, 0, 1, 1, 1 << 23, 0},       {0, 1, 1, 1, 1 << 24, 0},
+};
+static const int g_thr_split[] = {0, 1, 0, 1, 1};
+#define NRED (sizeof g_red / sizeof g_red[0])
+#define NTHR (sizeof g_thr / sizeof g_thr[0])
+
+static const char *rname(const rcase *c) {
+    return c->dot ? (c->dbl ? "ddot" : "sdot") : (c->dbl ? "dasum" : "sasum");
+}
+static int64_t npieces(int64_t n) { return (n + PIECE - 1) / PIECE; }
+static int splits(const rcase *c) { return c->px && (!c->dot || c->py) && npieces(c->n) >= 2; }
+
+static void *g_rbuf[4]; /* x, y pinned; x, y pageable: big enough for every case */
+
+static double getd(const void *p, int dbl, int64_t i) {
+    return dbl ? ((const double *)p)[i] : ((const float *)p)[i];
+}
+static void setd(void *p, int dbl, int64_t i, double v) {
+    if (dbl) ((double *)p)[i] = v;
+    else ((float *)p)[i] = (float)v;
+}
+
+static double call_red(const rcase *c, const void *x, const void *y) {
+    blasint n = (blasint)c->n;
+    if (c->dot)
+        return c->dbl ? cblas_ddot(n, x, 1, y, 1) : (double)cblas_sdot(n, x, 1, y, 1);
+    return c->dbl ? cblas_dasum(n, x, 1) : (double)cblas_sasum(n, x, 1);
+}
+
+/* Runs reduction c (seed: the inputs); appends its result to out; 1 when right. */
+static int run_red(const rcase *c, uint64_t seed, FILE *out, int want_gpu, double *ratio) {
+    void *x = g_rbuf[c->px ? 0 : 2], *y = c->dot ? g_rbuf[c->py ? 1 : 3] : NULL;
+    int dbl = c->dbl;
+    int64_t n = c->n;
+    uint64_t rs = seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull;
+    for (int64_t i = 0; i < n; ++i) { /* in [-0.25, 1): a lost or doubled piece shows */
+        setd(x, dbl, i, drand(&rs) * 0.625 + 0.375);
+        if (y) setd(y, dbl, i, drand(&rs) * 0.625 + 0.375);
+    }
+    if (c->special == 1) setd(x, dbl, PIECE + 5, NAN);
+    if (c->special == 2) setd(x, dbl, 2 * PIECE + 1, INFINITY);
+    if (c->special == 3) setd(x, dbl, PIECE + 1, INFINITY), setd(x, dbl, 3 * PIECE + 2, -INFINITY);
+    if (y && c->special >= 2) setd(y, dbl, 2 * PIECE + 1, 0.5), setd(y, dbl, PIECE + 1, 0.5),
+                              setd(y, dbl, 3 * PIECE + 2, 0.5);
+    long double exact = 0, abs = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        long double t = getd(x, dbl, i);
+        if (y) t *= (long double)getd(y, dbl, i);
+        else t = fabsl(t);
+        exact += t, abs += fabsl(t);
+    }
+    miniblas_cblas_force_path(MINIBLAS_CBLAS_PATH_CPU);
+    double ob = call_red(c, x, y); /* OpenBLAS */
+    miniblas_cblas_force_path(MINIBLAS_CBLAS_PATH_GPU);
+    double got = call_red(c, x, y);
+    int path = miniblas_cblas_last_path();
+    fwrite(&got, sizeof got, 1, out);
+    int ok = 1;
+    const char *mem = c->px && (!y || c->py) ? "pinned" : "pageable";
+    if (want_gpu && path != MINIBLAS_CBLAS_PATH_GPU) {
+        printf("%s n %lld %s: path %d, not the GPU\n", rname(c), (long long)n, mem, path);
+        ok = 0;
+    }
+    if (c->special) {
+        int nan = c->special == 1 || (c->special == 3 && c->dot);
+        if (nan ? !isnan(got) : !(isinf(got) && got > 0)) {
+            printf("%s n %lld %s: %g, want %s\n", rname(c), (long long)n, mem, got, nan ? "NaN" : "+Inf");
+            ok = 0;
+        }
+        return ok;
+    }
+    double eps = dbl ? 0x1p-52 : 0x1p-23;
+    double err = fabs(got - (double)exact), err_ob = fabs(ob - (double)exact);
+    double tol = ((double)n / 65536.0 + 64.0) * eps * (double)abs;
+    if (4 * err_ob > tol) tol = 4 * err_ob;
+    if (!(err <= tol)) {
+        printf("%s n %lld %s: %.17g, exact %.17Lg: error %.3g > tol %.3g (OpenBLAS's error %.3g)\n",
+               rname(c), (long long)n, mem, got, exact, err, tol, err_ob);
+        ok = 0;
+    }
+    double r = err / (err_ob > 0 ? err_ob : eps * (double)abs);
+    if (r > *ratio) *ratio = r;
+    return ok;
+}
+
+/* The list of reductions (thr: the threshold list) after the gemms, or alone. */
+static int run_reds(FILE *out, int thr) {
+    size_t big = (size_t)(5 * PIECE + 7) * sizeof(double), big2 = (size_t)(1 << 24) * sizeof(float);
+    if (big2 > big) big = big2;
+    for (int i = 0; i < 4; ++i) g_rbuf[i] = alloc(big, i < 2);
+    const char *f = getenv("MINIBLAS_CBLAS_TEST_FAIL_REDUCE");
+    int want_gpu = (!f || !f[0]) && miniblas_cblas_gpu_available(); /* else the CPU may finish */
+    int ok = 1;
+    double ratio = 0;
+    miniblas_cblas_force_path(MINIBLAS_CBLAS_PATH_GPU);
+    const rcase *list = thr ? g_thr : g_red;
+    size_t cnt = thr ? NTHR : NRED;
+    for (size_t i = 0; i < cnt; ++i) ok &= run_red(&list[i], 1000 + i, out, want_gpu, &ratio);
+    for (int i = 0; i < 4; ++i) release(g_rbuf[i], i < 2);
+    printf("%zu reductions, %s; largest error / OpenBLAS's error: %.3g\n", cnt,
+           ok ? "all right" : "SOME WRONG", ratio);
+    return ok;
+}
+
+static int run_reds_file(const char *path, int thr) {
+    FILE *out = fopen(path, "wb");
+    if (!out) return 2;
+    int ok = run_reds(out, thr);
+    fclose(out);
     return ok ? 0 : 1;
 }
 
@@ -242,7 +390,7 @@ static int run_all(const char *path) {
 
 static char g_err[8 << 20];
 
-static int run_child(const char *self, const char *arg, const char **env) {
+static int run_child_mode(const char *self, const char *mode, const char *arg, const char **env) {
     char tmpl[] = "/tmp/mbc_multigpu_errXXXXXX";
     int efd = mkstemp(tmpl);
     if (efd < 0) return -1;
@@ -251,7 +399,7 @@ static int run_child(const char *self, const char *arg, const char **env) {
     if (pid == 0) {
         dup2(efd, 2);
         for (const char **e = env; e && *e; ++e) putenv((char *)*e);
-        execl(self, self, "run", arg, (char *)NULL);
+        execl(self, self, mode, arg, (char *)NULL);
         _exit(127);
     }
     int st = -1;
@@ -265,6 +413,10 @@ static int run_child(const char *self, const char *arg, const char **env) {
     close(efd);
     unlink(tmpl);
     return st;
+}
+
+static int run_child(const char *self, const char *arg, const char **env) {
+    return run_child_mode(self, "run", arg, env);
 }
 
 static int count(const char *hay, const char *needle) {
@@ -293,6 +445,8 @@ static int same_file(const char *a, const char *b) {
 
 int main(int argc, char **argv) {
     if (argc > 2 && !strcmp(argv[1], "run")) return run_all(argv[2]);
+    if (argc > 2 && !strcmp(argv[1], "red")) return run_reds_file(argv[2], 0);
+    if (argc > 2 && !strcmp(argv[1], "thr")) return run_reds_file(argv[2], 1);
     int ndev = 0;
     if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev < 2) {
         printf("test_cblas_multigpu: %d GPU(s), needs 2: skipped\n", ndev);
@@ -312,8 +466,9 @@ int main(int argc, char **argv) {
     for (int i = 0; i < 4; ++i) {
         snprintf(files[i], sizeof files[i], "%s/c%d.bin", dir, i);
         snprintf(devenv[i], sizeof devenv[i], "MINIBLAS_CBLAS_DEVICES=%s", lists[i]);
-        const char *env[] = {devenv[i], "MINIBLAS_CBLAS_TUNING=panel=64,kslab=16,split_cols=1",
-                             "MINIBLAS_CBLAS_VERBOSE=2", "MINIBLAS_CBLAS_TEST_FAIL_GEMM=", NULL};
+        const char *env[] = {devenv[i], "MINIBLAS_CBLAS_TUNING=panel=64,kslab=16,split_cols=1,split_vec=1",
+                             "MINIBLAS_CBLAS_VERBOSE=2", "MINIBLAS_CBLAS_TEST_FAIL_GEMM=",
+                             "MINIBLAS_CBLAS_TEST_FAIL_REDUCE=", NULL};
         int st = run_child(self, files[i], env);
         CHECKF(WIFEXITED(st) && WEXITSTATUS(st) == 0, "DEVICES=%s: status 0x%x; stderr tail:\n%.2000s",
               lists[i], st, g_err + (strlen(g_err) > 2000 ? strlen(g_err) - 2000 : 0));
@@ -331,6 +486,62 @@ int main(int argc, char **argv) {
         else
             CHECKF(splitn >= 20, "DEVICES=%s: only %d calls split over %d devices", lists[i], splitn, ndev);
         if (i > 0) CHECKF(same_file(files[0], files[i]), "DEVICES=%s: C differs from DEVICES=0", lists[i]);
+        /* the reductions: pinned ones of two pieces or more split over every device listed
+         * (as many as pieces), the others never */
+        for (size_t r = 0; r < NRED; ++r) {
+            const rcase *c = &g_red[r];
+            int64_t np = npieces(c->n);
+            int d = i == 0 ? 1 : i == 1 ? 2 : ndev;
+            if (d > np) d = (int)np;
+            char line[96], any[96];
+            snprintf(line, sizeof line, "%s n=%lld over %d devices", rname(c), (long long)c->n, d);
+            snprintf(any, sizeof any, "%s n=%lld over ", rname(c), (long long)c->n);
+            if (i > 0 && splits(c))
+                CHECKF(count(g_err, line) == 1, "DEVICES=%s: %d lines '%s' (want 1)", lists[i],
+                      count(g_err, line), line);
+            else
+                CHECKF(count(g_err, any) == 0, "DEVICES=%s: %s n=%lld (%s) split", lists[i], rname(c),
+                      (long long)c->n, c->px && (!c->dot || c->py) ? "pinned" : "pageable");
+        }
+    }
+
+    /* the default least share of a split reduction: just below and above it */
+    {
+        char f[256];
+        snprintf(f, sizeof f, "%s/thr.bin", dir);
+        const char *env[] = {"MINIBLAS_CBLAS_DEVICES=0,1", "MINIBLAS_CBLAS_TUNING=", "MINIBLAS_CBLAS_VERBOSE=2",
+                             "MINIBLAS_CBLAS_TEST_FAIL_GEMM=", "MINIBLAS_CBLAS_TEST_FAIL_REDUCE=", NULL};
+        int st = run_child_mode(self, "thr", f, env);
+        CHECKF(WIFEXITED(st) && WEXITSTATUS(st) == 0, "threshold: status 0x%x; stderr tail:\n%.2000s", st,
+              g_err + (strlen(g_err) > 2000 ? strlen(g_err) - 2000 : 0));
+        for (size_t r = 0; r < NTHR; ++r) {
+            char line[96];
+            snprintf(line, sizeof line, "%s n=%lld over 2 devices", rname(&g_thr[r]), (long long)g_thr[r].n);
+            CHECKF(count(g_err, line) == g_thr_split[r], "default least share: %d lines '%s' (want %d)",
+                  count(g_err, line), line, g_thr_split[r]);
+        }
+        unlink(f);
+    }
+
+    /* a device failing during split reductions: every result right, the notice names it */
+    {
+        static const char *const rf[] = {"MINIBLAS_CBLAS_TEST_FAIL_REDUCE=0@1", "MINIBLAS_CBLAS_TEST_FAIL_REDUCE=1@0",
+                                         "MINIBLAS_CBLAS_TEST_FAIL_REDUCE=0@0"};
+        static const char *const rdev[] = {"device 1 failed on elements", "device 0 failed on elements",
+                                           "device 0 failed on elements"};
+        static const int rmin[] = {10, 4, 10};
+        for (int i = 0; i < 3; ++i) {
+            char f[256];
+            snprintf(f, sizeof f, "%s/rfail%d.bin", dir, i);
+            const char *env[] = {"MINIBLAS_CBLAS_DEVICES=0,1", "MINIBLAS_CBLAS_TUNING=split_vec=1",
+                                 "MINIBLAS_CBLAS_VERBOSE=1", "MINIBLAS_CBLAS_TEST_FAIL_GEMM=", rf[i], NULL};
+            int st = run_child_mode(self, "red", f, env);
+            CHECKF(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: status 0x%x; stderr tail:\n%.2000s", rf[i], st,
+                  g_err + (strlen(g_err) > 2000 ? strlen(g_err) - 2000 : 0));
+            CHECKF(count(g_err, rdev[i]) >= rmin[i], "%s: %d notices '%s' (want >= %d)", rf[i],
+                  count(g_err, rdev[i]), rdev[i], rmin[i]);
+            unlink(f);
+        }
     }
 
     /* a list naming a GPU that does not exist: one clear line, calls still right */

@@ -6,7 +6,14 @@
  * at least one panel; each share reaches the least width asked; no more devices than asked or
  * than panels allow; the same arguments give the same plan; one device, too few panels or a
  * small volume give no split.
+ *
+ * And the pieces of a reduction on pinned vectors (mbc_vec_plan_make): the pieces tile [0, n)
+ * and depend on n only (not on the devices or the least share); the shares are contiguous
+ * runs of whole pieces, each at least the least share, balanced to within half a piece where
+ * there are pieces enough; the piece results are added in piece order (mbc_vec_combine),
+ * NaN and Inf carried through.
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,7 +70,130 @@ static int check_plan(int64_t npan, const int64_t *pc, int64_t head, int ndev, i
 #undef ARGS
 }
 
+/* Checks one vector plan; returns 1 when it split. */
+static int check_vec(int64_t n, int ndev, int64_t min_share) {
+    mbc_vec_plan vp, vp2, alone;
+    memset(&vp, 0x5a, sizeof vp);
+    memset(&vp2, 0xa5, sizeof vp2);
+    mbc_vec_plan_make(n, ndev, min_share, &vp);
+    mbc_vec_plan_make(n, ndev, min_share, &vp2);
+    mbc_vec_plan_make(n, 1, 0, &alone);
+    const char *ctx = "n %lld ndev %d min_share %lld";
+#define VARGS (long long)n, ndev, (long long)min_share
+    CHECKF(vp.n == n && vp.piece == alone.piece && vp.npieces == alone.npieces,
+          "the pieces depend on more than n; " "n %lld ndev %d min_share %lld", VARGS);
+    CHECKF(vp.piece >= MBC_VEC_PIECE && (vp.piece & (vp.piece - 1)) == 0, "piece %lld; n %lld",
+          (long long)vp.piece, (long long)n);
+    CHECKF(vp.npieces >= 1 && vp.npieces <= MBC_VEC_MAX_PIECES, "npieces %lld; n %lld",
+          (long long)vp.npieces, (long long)n);
+    CHECKF(vp.piece == MBC_VEC_PIECE || (n - 1) / (vp.piece / 2) + 1 > MBC_VEC_MAX_PIECES,
+          "piece %lld longer than needed; n %lld", (long long)vp.piece, (long long)n);
+    int64_t covered = 0;
+    for (int64_t p = 0; p < vp.npieces; ++p) {
+        int64_t a, len;
+        mbc_vec_piece(&vp, p, &a, &len);
+        CHECKF(a == covered && len >= 1 && (len == vp.piece || p == vp.npieces - 1),
+              "piece %lld: [%lld, +%lld); n %lld", (long long)p, (long long)a, (long long)len,
+              (long long)n);
+        covered = a + len;
+    }
+    CHECKF(covered == n, "pieces cover %lld of %lld", (long long)covered, (long long)n);
+    CHECKF(vp.ndev == vp2.ndev, ctx, VARGS);
+    for (int d = 0; d <= vp.ndev && d <= MBC_SPLIT_MAX; ++d)
+        CHECKF(vp.first[d] == vp2.first[d], "not deterministic: first[%d]; n %lld", d, (long long)n);
+    CHECKF(vp.ndev >= 1 && vp.ndev <= (ndev < 1 ? 1 : ndev) && vp.ndev <= MBC_SPLIT_MAX,
+          "ndev %d; " "n %lld ndev %d min_share %lld", vp.ndev, VARGS);
+    if (vp.ndev < 1 || vp.ndev > MBC_SPLIT_MAX) return 0;
+    CHECKF(vp.first[0] == 0 && vp.first[vp.ndev] == vp.npieces, ctx, VARGS);
+    for (int d = 0; d < vp.ndev; ++d) {
+        CHECKF(vp.first[d] < vp.first[d + 1], "device %d has no piece; " "n %lld ndev %d min_share %lld",
+              d, VARGS);
+        int64_t lo = vp.first[d] * vp.piece, hi = vp.first[d + 1] * vp.piece;
+        if (hi > n) hi = n;
+        if (vp.ndev > 1)
+            CHECKF(min_share <= 0 || hi - lo >= min_share, "share %d: %lld elements < %lld", d,
+                  (long long)(hi - lo), (long long)min_share);
+        if (d > 0 && vp.npieces >= 4 * (int64_t)vp.ndev) { /* the edge nearest an even share */
+            double want = (double)n * d / vp.ndev, got = (double)lo;
+            CHECKF(fabs(got - want) <= vp.piece / 2.0 + 1, "boundary %d at %lld, even share at %.0f; "
+                  "n %lld ndev %d min_share %lld", d, (long long)lo, want, VARGS);
+        }
+    }
+    /* a split whenever there are devices, pieces and elements enough for an even one */
+    if (ndev >= 2 && vp.npieces >= 2 * (int64_t)ndev && (min_share <= 0 || n / ndev >= 2 * min_share + vp.piece))
+        CHECKF(vp.ndev == (ndev > MBC_SPLIT_MAX ? MBC_SPLIT_MAX : ndev), "only %d devices; "
+              "n %lld ndev %d min_share %lld", vp.ndev, VARGS);
+    if (min_share > 0 && n < 2 * min_share) CHECKF(vp.ndev == 1, "split below 2 shares; " "n %lld ndev %d min_share %lld", VARGS);
+    return vp.ndev > 1;
+#undef VARGS
+}
+
+static void test_vec(void) {
+    int splits = 0, total = 0;
+    for (int it = 0; it < 20000; ++it) {
+        int64_t n;
+        switch (it % 4) {
+        case 0: n = 1 + (int64_t)rnd((uint64_t)MBC_VEC_PIECE * 40); break;
+        case 1: n = MBC_VEC_PIECE * (int64_t)(1 + rnd(20)) + (int64_t)rnd(3) - 1; break;
+        case 2: n = 1 + (int64_t)rnd((uint64_t)1 << 42); break; /* longer pieces */
+        default: n = 1 + (int64_t)rnd(1000); break;
+        }
+        int ndev = 1 + (int)rnd(it % 7 == 0 ? 80 : 8);
+        int64_t ms = it % 3 == 0 ? 0 : it % 3 == 1 ? MBC_VEC_SPLIT_MIN : (int64_t)rnd((uint64_t)MBC_VEC_PIECE * 8);
+        splits += check_vec(n, ndev, ms);
+        ++total;
+    }
+    CHECKF(splits > total / 10, "only %d of %d vector plans split", splits, total);
+
+    mbc_vec_plan vp;
+    const int64_t P = MBC_VEC_PIECE;
+    /* the pieces of sasum at its crossover (2^24): 4, two per device */
+    mbc_vec_plan_make((int64_t)1 << 24, 2, MBC_VEC_SPLIT_MIN, &vp);
+    CHECKF(vp.piece == P && vp.npieces == 4 && vp.ndev == 2 && vp.first[1] == 2,
+          "2^24 over 2: %lld pieces, ndev %d, first[1] %lld", (long long)vp.npieces, vp.ndev,
+          (long long)vp.first[1]);
+    /* a share below the least: one device */
+    mbc_vec_plan_make((int64_t)1 << 24, 2, ((int64_t)1 << 23) + 1, &vp);
+    CHECKF(vp.ndev == 1, "2^24 over 2 with shares of 2^23 + 1: ndev %d", vp.ndev);
+    /* a piece and one element: the second device takes the element when asked to */
+    mbc_vec_plan_make(P + 1, 2, 1, &vp);
+    CHECKF(vp.npieces == 2 && vp.ndev == 2 && vp.first[1] == 1, "P + 1: %lld pieces ndev %d",
+          (long long)vp.npieces, vp.ndev);
+    mbc_vec_plan_make(P, 4, 1, &vp);
+    CHECKF(vp.npieces == 1 && vp.ndev == 1, "P: %lld pieces ndev %d", (long long)vp.npieces, vp.ndev);
+    /* three pieces over two devices: the edge nearest the middle, 2 + 1 */
+    mbc_vec_plan_make(3 * P, 2, 1, &vp);
+    CHECKF(vp.ndev == 2 && vp.first[1] == 2, "3P: ndev %d first[1] %lld", vp.ndev, (long long)vp.first[1]);
+    /* 8 pieces over 3 devices: edges at 8/3 and 16/3 -> 3 and 5 */
+    mbc_vec_plan_make(8 * P, 3, 0, &vp);
+    CHECKF(vp.ndev == 3 && vp.first[1] == 3 && vp.first[2] == 5, "8P over 3: ndev %d first %lld %lld",
+          vp.ndev, (long long)vp.first[1], (long long)vp.first[2]);
+    /* very long vectors: longer pieces, at most MBC_VEC_MAX_PIECES */
+    mbc_vec_plan_make(P * MBC_VEC_MAX_PIECES + 1, 1, 0, &vp);
+    CHECKF(vp.piece == 2 * P && vp.npieces == MBC_VEC_MAX_PIECES / 2 + 1, "P*MAX + 1: piece %lld, %lld pieces",
+          (long long)vp.piece, (long long)vp.npieces);
+
+    /* the combination: in piece order, in double, from the first piece */
+    double r1[] = {-0.0};
+    CHECKF(signbit(mbc_vec_combine(r1, 1)) && mbc_vec_combine(r1, 1) == 0, "one piece: not itself");
+    double r2[] = {1e16, 1, 1, -1e16};
+    CHECKF(mbc_vec_combine(r2, 4) == 0, "piece order: %g, want 0 (1e16 + 1 rounds to 1e16)", mbc_vec_combine(r2, 4));
+    double r3[] = {1, 1, 1e16, -1e16};
+    CHECKF(mbc_vec_combine(r3, 4) == 2, "piece order: %g, want 2", mbc_vec_combine(r3, 4));
+    double r4[] = {1, INFINITY, 2};
+    CHECKF(isinf(mbc_vec_combine(r4, 3)) && mbc_vec_combine(r4, 3) > 0, "Inf lost");
+    double r5[] = {INFINITY, 1, -INFINITY};
+    CHECKF(isnan(mbc_vec_combine(r5, 3)), "Inf - Inf is not NaN");
+    double r6[] = {1, NAN, 2};
+    CHECKF(isnan(mbc_vec_combine(r6, 3)), "NaN lost");
+    /* float piece results (3 x 2^24 + 1 each, not representable as one float) summed exactly */
+    double r7[] = {(double)16777216.0f, 1.0, (double)16777216.0f};
+    CHECKF(mbc_vec_combine(r7, 3) == 33554433.0, "not summed in double: %.17g", mbc_vec_combine(r7, 3));
+    printf("vector plans: %d checked (%d split), fixed cases ok\n", total, splits);
+}
+
 int main(void) {
+    test_vec();
     int64_t pc[65];
     /* panels like the one-GPU schedule's: nb wide, the last ones halving */
     int splits = 0, total = 0;

@@ -78,12 +78,15 @@ typedef struct mbc_state {
     int ntev;                  /* -1: no GPU trace in this call */
     int64_t ngemm;             /* gemms queued in this call (MINIBLAS_CBLAS_TEST_FAIL_GEMM) */
     int64_t fail_gemm;         /* this call fails at that gemm on this device; -1: never */
+    int64_t npiece;            /* reduction pieces queued in this call (..._TEST_FAIL_REDUCE) */
+    int64_t fail_reduce;       /* this call fails at that piece on this device; -1: never */
 } mbc_state;
 
 /* ------------------------------------------------------------------ state, frame (gpu_state.c) */
 
 /* One GPU call: the calling thread's state on the layer's device (or, for a share of a
- * multi-device gemm, on the share's device), the caller's device restored at the end. */
+ * multi-device gemm or reduction, on the share's device), the caller's device restored at the
+ * end. */
 typedef struct mbc_frame {
     mbc_state *s;
     int device;

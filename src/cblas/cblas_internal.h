@@ -65,15 +65,21 @@ typedef struct mbc_config {
     int copy_threads;       /* copy_threads=: host threads packing staging buffers */
     int64_t split_cols;     /* split_cols=: several GPUs: the least columns of C per device,
                                any volume (-1: automatic, mgpu_plan.h) */
+    int64_t split_vec;      /* split_vec=: several GPUs: the least elements of a reduction's
+                               vectors per device (-1: automatic, mgpu_plan.h) */
     /* tests only */
     int64_t test_fail_gemm; /* MINIBLAS_CBLAS_TEST_FAIL_GEMM=N[@P]: a staged gemm fails after
                                N of its GPU gemms; -1: off */
     int test_fail_dev;      /* ...@P: only on the P-th device of the list (from 0); -1: every one */
+    int64_t test_fail_reduce; /* MINIBLAS_CBLAS_TEST_FAIL_REDUCE=N[@P]: a reduction on pinned
+                                 vectors fails after N of its pieces on a device; -1: off */
+    int test_fail_reduce_dev; /* ...@P: as test_fail_dev */
     /* found at initialisation, not settings */
     int gpu;                /* 1: a usable GPU was found and MINIBLAS_CBLAS_GPU is not 0 */
     int cuda_memory;        /* 0 when the probe found no CUDA device: no pointer can be device memory */
     int nuse;               /* the devices the layer runs on (the list resolved by the probe): */
-    int use[MBC_MAX_DEVICES]; /* use[0] is `device`; gemm on host operands may use them all */
+    int use[MBC_MAX_DEVICES]; /* use[0] is `device`; gemm on host operands and reductions on
+                                 pinned vectors may use them all */
 } mbc_config;
 
 extern mbc_config mbc_cfg;
@@ -177,6 +183,10 @@ void *mbc_cpu_sym(const char *name);
 int mbc_cpu_gemm_colmajor(int dbl, int ta, int tb, int64_t m, int64_t n, int64_t k,
                           double alpha, const void *A, int64_t lda, const void *B, int64_t ldb,
                           double beta, void *C, int64_t ldc);
+
+/* sum |x_i| (y == NULL) or sum x_i y_i of n elements at unit increments on the CPU BLAS
+ * (cblas symbol, else the Fortran one); 0 when done, -1 when the CPU BLAS has neither. */
+int mbc_cpu_reduce(int dbl, int64_t n, const void *x, const void *y, double *result);
 
 /* C = beta C (beta == 0: C = 0, NaN not kept), column-major m x n: gemm with alpha == 0 or
  * k == 0, where A and B are not referenced (and may be NULL). */

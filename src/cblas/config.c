@@ -134,6 +134,8 @@ static const setting g_settings[] = {
     /* tests only: a staged gemm fails after this many GPU gemms (tests/test_cblas_faults_gpu.c) */
     /* N@P: only on the P-th device of the list (tests/test_cblas_multigpu.c) */
     {"MINIBLAS_CBLAS_TEST_FAIL_GEMM", V_INT_AT, F64(test_fail_gemm), 0, INT64_MAX, 0, "an integer >= 0, or N@P"},
+    /* tests only: a reduction on pinned vectors fails after this many pieces on a device */
+    {"MINIBLAS_CBLAS_TEST_FAIL_REDUCE", V_INT_AT, F64(test_fail_reduce), 0, INT64_MAX, 0, "an integer >= 0, or N@P"},
 };
 
 /* The keys of MINIBLAS_CBLAS_TUNING. */
@@ -144,6 +146,7 @@ static const setting g_tuning[] = {
     {"chunk_mb", V_INT, F64(chunk_max), 1, 4096, 0, "1 to 4096"},
     {"copy_threads", V_INT, F32(copy_threads), 1, 1024, 0, "1 to 1024"},
     {"split_cols", V_AUTO, F64(split_cols), 1, (int64_t)1 << 31, -1, "auto or a width in columns"},
+    {"split_vec", V_AUTO, F64(split_vec), 1, INT64_MAX, -1, "auto or a length in elements"},
 };
 
 /* Variables of the schedule that are now keys of MINIBLAS_CBLAS_TUNING or gone. */
@@ -202,8 +205,8 @@ static int read_tuning(mbc_config *cfg, const char *v, FILE *err) {
         if (!s) {
             if (err)
                 fprintf(err, "miniblas_cblas: MINIBLAS_CBLAS_TUNING: ignoring '%s%s%s' (keys: "
-                             "panel, kslab, nslab, chunk_mb, copy_threads, split_cols; e.g. "
-                             "panel=2048,chunk_mb=16)\n",
+                             "panel, kslab, nslab, chunk_mb, copy_threads, split_cols, split_vec; "
+                             "e.g. panel=2048,chunk_mb=16)\n",
                         item, eq ? "=" : "", eq ? eq + 1 : "");
             ++lines;
             continue;
@@ -250,12 +253,15 @@ int mbc_config_read(mbc_config *cfg, const char *(*get)(const char *name), long 
     cfg->kslab = -1;  /* automatic */
     cfg->nslab = 4;
     cfg->split_cols = -1; /* automatic: mgpu_plan.h */
+    cfg->split_vec = -1;  /* automatic: mgpu_plan.h */
     /* 16 MB: a block of an operand is DMA'd piece by piece while the rest is packed */
     cfg->chunk_max = (size_t)16 << 20;
     /* every core, at most 16: the copy pool does not wait for descheduled threads */
     cfg->copy_threads = ncpu > 16 ? 16 : (ncpu > 0 ? (int)ncpu : 1);
     cfg->test_fail_gemm = -1;
     cfg->test_fail_dev = -1;
+    cfg->test_fail_reduce = -1;
+    cfg->test_fail_reduce_dev = -1;
 
     int lines = 0;
     for (size_t i = 0; i < COUNT(g_settings); ++i) {
@@ -283,7 +289,10 @@ int mbc_config_read(mbc_config *cfg, const char *(*get)(const char *name), long 
             if (!rc) memcpy(n, v, len), n[len] = '\0';
             if (!rc && v[len]) rc = parse_int(v + len + 1, 0, MBC_MAX_DEVICES - 1, &p);
             if (!rc) rc = parse_int(n, s->lo, s->hi, &x);
-            if (!rc) cfg->test_fail_dev = (int)p;
+            if (!rc && s->offset == offsetof(mbc_config, test_fail_reduce))
+                cfg->test_fail_reduce_dev = (int)p;
+            else if (!rc)
+                cfg->test_fail_dev = (int)p;
             break;
         }
         case V_SIZE:

@@ -115,3 +115,21 @@ int mbc_cpu_gemm_colmajor(int dbl, int ta, int tb, int64_t m, int64_t n, int64_t
     }
     return -1;
 }
+
+int mbc_cpu_reduce(int dbl, int64_t n, const void *x, const void *y, double *result) {
+    blasint N = (blasint)n, one = 1;
+    if (y) {
+        if (dbl && mbc_cpu.cblas_ddot) *result = mbc_cpu.cblas_ddot(N, x, 1, y, 1);
+        else if (dbl && mbc_cpu.ddot_) *result = mbc_cpu.ddot_(&N, x, &one, y, &one);
+        else if (!dbl && mbc_cpu.cblas_sdot) *result = mbc_cpu.cblas_sdot(N, x, 1, y, 1);
+        else if (!dbl && mbc_cpu.sdot_) *result = mbc_cpu.sdot_(&N, x, &one, y, &one);
+        else return -1;
+    } else {
+        if (dbl && mbc_cpu.cblas_dasum) *result = mbc_cpu.cblas_dasum(N, x, 1);
+        else if (dbl && mbc_cpu.dasum_) *result = mbc_cpu.dasum_(&N, x, &one);
+        else if (!dbl && mbc_cpu.cblas_sasum) *result = mbc_cpu.cblas_sasum(N, x, 1);
+        else if (!dbl && mbc_cpu.sasum_) *result = mbc_cpu.sasum_(&N, x, &one);
+        else return -1;
+    }
+    return 0;
+}

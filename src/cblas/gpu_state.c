@@ -173,7 +173,9 @@ int mbc_gpu_probe(char *msg, size_t msg_size) {
         snprintf(msg, msg_size, "GPU %d: %s%s", device, prop.name,
                  left ? " (other listed GPUs are another model: not used)" : "");
     else
-        snprintf(msg, msg_size, "GPUs %d and %d more (gemm on host operands over all %d): %s%s",
+        snprintf(msg, msg_size,
+                 "GPUs %d and %d more (gemm on host operands, asum and dot on pinned vectors "
+                 "over all %d): %s%s",
                  device, n - 1, n, prop.name,
                  left ? " (other listed GPUs are another model: not used)" : "");
     mbc_check_rung_env(prop.major, prop.minor, stderr); /* a bad MINIBLAS_SGEMM=...: say so once */
@@ -251,6 +253,12 @@ int mbc_frame_enter_dev(mbc_frame *f, int device, size_t elem, char *msg, size_t
                                                     mbc_cfg.use[mbc_cfg.test_fail_dev] == device)
                           ? mbc_cfg.test_fail_gemm
                           : -1;
+    f->s->npiece = 0;
+    f->s->fail_reduce = mbc_cfg.test_fail_reduce_dev < 0 ||
+                                (mbc_cfg.test_fail_reduce_dev < mbc_cfg.nuse &&
+                                 mbc_cfg.use[mbc_cfg.test_fail_reduce_dev] == device)
+                            ? mbc_cfg.test_fail_reduce
+                            : -1;
     memset(&f->s->tr, 0, sizeof f->s->tr);
     f->s->tr.t0 = mbc_now_ms();
     f->s->tr_which = 0;

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The device workers of the multi-device gemm (cblas_gpu.h: mbc_mgpu_run). One persistent
- * thread per extra device of the list, started on first use, so that each keeps its per-thread
- * GPU state (streams, pinned chunks, device buffers) on its own device between calls; the
- * calling thread drives the first device itself. A job is published under one lock with a
- * generation number; each worker runs its share and counts down; the caller waits for the
- * count to reach zero. One job at a time: a second caller finds the job lock taken and runs
- * its call on one device.
+ * The device workers of the multi-device gemm and reductions (cblas_gpu.h: mbc_mgpu_run).
+ * One persistent thread per extra device of the list, started on first use, so that each
+ * keeps its per-thread GPU state (streams, pinned chunks, device buffers) on its own device
+ * between calls; the calling thread drives the first device itself. A job is published under
+ * one lock with a generation number; each worker runs its share and counts down; the caller
+ * waits for the count to reach zero. One job at a time: a second caller finds the job lock
+ * taken and runs its call on one device.
  *
  * And the feed (mbc_feed): pieces of the first device's copy of A handed to the other devices
  * of the call, device to device, so that the host packs pageable A once for all of them.

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The split of a staged gemm's panels over several GPUs (mgpu_plan.h). */
+/* The split of a staged gemm's panels over several GPUs; the pieces of a reduction on pinned
+ * host vectors and their split (mgpu_plan.h). */
 #include "mgpu_plan.h"
 
 static void no_split(int64_t npan, mbc_split *sp) {
@@ -53,4 +54,60 @@ void mbc_split_plan(int64_t npan, const int64_t *pc, int64_t head, int ndev, int
         }
     }
     no_split(npan, sp);
+}
+
+/* ------------------------------------------------------------------ reductions */
+
+void mbc_vec_piece(const mbc_vec_plan *vp, int64_t p, int64_t *start, int64_t *len) {
+    int64_t a = p * vp->piece, rest = vp->n - a;
+    *start = a;
+    *len = rest < vp->piece ? rest : vp->piece;
+}
+
+/* Elements of pieces [p0, p1). */
+static int64_t span(const mbc_vec_plan *vp, int64_t p0, int64_t p1) {
+    int64_t end = p1 * vp->piece;
+    return (end < vp->n ? end : vp->n) - p0 * vp->piece;
+}
+
+void mbc_vec_plan_make(int64_t n, int ndev, int64_t min_share, mbc_vec_plan *vp) {
+    if (n < 1) n = 1;
+    vp->n = n;
+    vp->piece = MBC_VEC_PIECE;
+    while ((n - 1) / vp->piece + 1 > MBC_VEC_MAX_PIECES) vp->piece *= 2;
+    int64_t np = vp->npieces = (n - 1) / vp->piece + 1;
+    vp->ndev = 1;
+    vp->first[0] = 0;
+    vp->first[1] = np;
+    if (ndev > MBC_SPLIT_MAX) ndev = MBC_SPLIT_MAX;
+    int64_t d = ndev < np ? ndev : np;
+    if (min_share > 0 && d > n / min_share) d = n / min_share;
+    for (; d >= 2; --d) {
+        int ok = 1;
+        vp->first[0] = 0;
+        vp->first[d] = np;
+        for (int64_t b = 1; b < d; ++b) { /* the piece edge nearest to b n / d */
+            double target = (double)n * (double)b / (double)d / (double)vp->piece;
+            int64_t f = (int64_t)(target + 0.5);
+            if (f < vp->first[b - 1] + 1) f = vp->first[b - 1] + 1;
+            if (f > np - (d - b)) f = np - (d - b); /* a piece for each later device */
+            vp->first[b] = f;
+        }
+        for (int64_t b = 0; ok && b < d; ++b)
+            if (vp->first[b + 1] <= vp->first[b] ||
+                (min_share > 0 && span(vp, vp->first[b], vp->first[b + 1]) < min_share))
+                ok = 0;
+        if (ok) {
+            vp->ndev = (int)d;
+            return;
+        }
+    }
+    vp->first[0] = 0;
+    vp->first[1] = np;
+}
+
+double mbc_vec_combine(const double *r, int64_t npieces) {
+    double s = npieces > 0 ? r[0] : 0.0;
+    for (int64_t p = 1; p < npieces; ++p) s += r[p];
+    return s;
 }

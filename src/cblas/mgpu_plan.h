@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The split of a staged gemm over several GPUs (pure C, no CUDA; tests/test_cblas_split_cpu.c).
+ * The split of a staged gemm over several GPUs, and the pieces of a reduction on pinned host
+ * vectors (pure C, no CUDA; tests/test_cblas_split_cpu.c).
  *
  * The one-GPU schedule (gpu_gemm.c) cuts C into column panels pc[0] = 0 < pc[1] < ... <
  * pc[npan] = n. The first `head` panels (those below the last of A's row blocks) are computed
@@ -43,5 +44,42 @@ typedef struct mbc_split {
  * arguments only. Always succeeds; sp->ndev == 1 means no split. */
 void mbc_split_plan(int64_t npan, const int64_t *pc, int64_t head, int ndev, int64_t m,
                     int64_t k, int64_t min_cols, double min_volume, mbc_split *sp);
+
+/*
+ * Reductions (asum, dot) whose host vectors are all pinned, with unit increments: the vector
+ * is cut into pieces of a length that depends on n only (MBC_VEC_PIECE elements, doubled
+ * until there are at most MBC_VEC_MAX_PIECES; the last piece shorter), each piece reduced by
+ * one native call, and the piece results added on the host in piece order (mbc_vec_combine).
+ * Several devices each take a contiguous run of whole pieces; as every piece is reduced by
+ * the same call on a vector of the same length and alignment (GPUs of one model), the result
+ * is bitwise the same on 1, 2 or N devices.
+ */
+#define MBC_VEC_PIECE ((int64_t)1 << 22)
+#define MBC_VEC_MAX_PIECES 1024
+/* The least share worth an extra device, in elements of each vector of sasum and sdot (dasum
+ * and ddot: half as many, the same bytes). The call is bound by the copy of the vectors to
+ * the GPUs: pinned memory is DMA'd by each GPU over its own link, and two GPUs together copy
+ * about twice as fast as one; a share of 2^23 floats (32 MB) is 0.6 ms of copy at 55 GB/s,
+ * long against waking the device threads (tens of microseconds). */
+#define MBC_VEC_SPLIT_MIN ((int64_t)1 << 23)
+
+typedef struct mbc_vec_plan {
+    int64_t n;                        /* elements */
+    int64_t piece;                    /* elements of a piece (the last one: what is left) */
+    int64_t npieces;
+    int ndev;                         /* devices used (1: no split) */
+    int64_t first[MBC_SPLIT_MAX + 1]; /* device d: pieces [first[d], first[d + 1]) */
+} mbc_vec_plan;
+
+/* Plan the pieces of a vector of n >= 1 elements and their split over at most ndev devices,
+ * each share at least min_share elements (<= 0: any). Shares are contiguous runs of whole
+ * pieces, the boundaries at the piece edges nearest to even shares of n. Deterministic: a
+ * function of its arguments only; the pieces depend on n alone. */
+void mbc_vec_plan_make(int64_t n, int ndev, int64_t min_share, mbc_vec_plan *vp);
+/* Piece p: elements [*start, *start + *len). */
+void mbc_vec_piece(const mbc_vec_plan *vp, int64_t p, int64_t *start, int64_t *len);
+/* The result from the piece results r[0 .. npieces): added in double in piece order, from
+ * r[0] (one piece: its result exactly). The float routines round this once, to float. */
+double mbc_vec_combine(const double *r, int64_t npieces);
 
 #endif
