@@ -382,6 +382,44 @@ def cblas_block(gpu):
     return "\n".join(out)
 
 
+def mgpuvec_block(gpu):
+    """The drop-in's asum and dot on 1 and N GPUs beside OpenBLAS, from
+    perf/results/GPU/mgpuvec.csv (miniblas-cblas-bench --devices 1,N --impls mbc,openblas)."""
+    path = os.path.join(ROOT, "perf", "results", gpu, "mgpuvec.csv")
+    if not os.path.exists(path):
+        return PLACEHOLDER % (gpu, gpu)
+    with open(path, newline="") as f:
+        rows = [r for r in csv.DictReader(ln for ln in f if not ln.startswith("#"))
+                if r.get("status") == "ok"]
+    t = {}  # (op, n, memory) -> {(rung, ngpus): ms}
+    for r in rows:
+        ngpu = len([d for d in (r.get("devices") or "0").split(",") if d.strip()])
+        key = (r["op"], int(num(r["m"])), r.get("memory") or "pageable")
+        t.setdefault(key, {})[(r["rung"], ngpu)] = num(r["time_us"]) / 1000.0
+    ngpus = sorted({g for v in t.values() for (_, g) in v})
+    if len(ngpus) < 2:
+        return PLACEHOLDER % (gpu, gpu)
+    lo, hi = ngpus[0], ngpus[-1]
+    ms = lambda v: "-" if v != v else ("%.1f" % v if v >= 10 else "%.2f" % v)
+    ops = ["sasum", "dasum", "sdot", "ddot"]
+    body = []
+    for key in sorted(t, key=lambda k: (k[2] != "pinned", ops.index(k[0]) if k[0] in ops else 9,
+                                        k[1])):
+        v = t[key]
+        one, many = v.get(("mbc", lo), float("nan")), v.get(("mbc", hi), float("nan"))
+        cpu = v.get(("openblas", lo), float("nan"))
+        nbytes = key[1] * (8 if key[0][0] == "d" else 4) * (2 if key[0].endswith("dot") else 1)
+        body.append([key[0], "2^%d" % (key[1].bit_length() - 1) if key[1] & (key[1] - 1) == 0
+                     else str(key[1]), key[2], ms(cpu), ms(one), ms(many),
+                     "%.2fx" % (one / many) if many > 0 else "-",
+                     "%.1f" % (nbytes / many / 1e6) if many > 0 else "-"])
+    head = ["op", "n", "host memory", "OpenBLAS ms", "%d GPU ms" % lo, "%d GPUs ms" % hi,
+            "speed-up", "%d GPUs GB/s" % hi]
+    out = measured_on(path, gpu)
+    out.append(table(head, body))
+    return "\n".join(out)
+
+
 def mgpu_block(gpu):
     """The drop-in's gemm on 1 and N GPUs beside cuBLASXt, from perf/results/GPU/mgpu.csv
     (miniblas-cblas-bench --devices 1,N --memory pageable,pinned --impls mbc,cublasxt,...)."""

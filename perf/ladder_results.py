@@ -153,8 +153,8 @@ def results_of(gpu):
     d = os.path.join(ROOT, "perf", "results", gpu)
     rows, order, meta = collections.OrderedDict(), collections.OrderedDict(), []
     for path in sorted(glob.glob(os.path.join(d, "*.csv"))):
-        if os.path.basename(path) in ("cblas.csv", "mgpu.csv"):  # miniblas-cblas-bench's:
-            # cblas_block and mgpu_block read them
+        if os.path.basename(path) in ("cblas.csv", "mgpu.csv", "mgpuvec.csv"):
+            # miniblas-cblas-bench's: cblas_block, mgpu_block and mgpuvec_block read them
             continue
         load(path, rows, order)
         base = path[:-4]

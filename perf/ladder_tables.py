@@ -11,7 +11,9 @@ Usage:
                                          table:cblas:GPU: the drop-in against OpenBLAS,
                                          from miniblas-cblas-bench's cblas.csv;
                                          table:mgpu:GPU: its gemm on 1 and N GPUs
-                                         beside cuBLASXt, from mgpu.csv
+                                         beside cuBLASXt, from mgpu.csv;
+                                         table:mgpuvec:GPU: asum and dot on 1 and
+                                         N GPUs, from mgpuvec.csv
             <!-- claims:FAMILY:GPU -->   the textbook claims of the ladder, as measured
             <!-- source:FAMILY:GPU -->   device, ceilings and the command that measured
             <!-- plots:FAMILY:GPU -->    the PNGs perf/plot.py made in docs/img/GPU/
@@ -75,6 +77,8 @@ def regenerate(check):
                 return "%s\n%s\n%s" % (m.group(1), cblas_block(gpu), m.group(6))
             if family == "mgpu" and kind == "table":
                 return "%s\n%s\n%s" % (m.group(1), mgpu_block(gpu), m.group(6))
+            if family == "mgpuvec" and kind == "table":
+                return "%s\n%s\n%s" % (m.group(1), mgpuvec_block(gpu), m.group(6))
             if family not in FAMILY_OPS:
                 return m.group(0)
             if kind != "resources" and gpu not in cache:
