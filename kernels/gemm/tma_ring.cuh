@@ -292,13 +292,14 @@ static cudaError_t tm_run(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v120
 
 /* Operands TMA cannot copy (a misaligned base, ld not a multiple of 4: odd sizes, sub-matrices)
  * are copied into buffers from the handle's pool with ld rounded up to 32 elements, when the
- * gemm is large enough for the copies to pay: they read and write each element of A and B
- * once (8 (mk + kn) bytes), the kernel's gain on such calls is about 40% of 2mnk flops (rung
- * 14's unaligned copies against TMA). Both conditions below keep the copies under ~5% of the
- * call: mn / (m + n) >= 256, and 2^29 multiply-adds against their launches. */
-static int tm_copy_pays(const mb_gemm_args *p) {
-    const double m = (double)p->m, n = (double)p->n, k = (double)p->k;
-    return m * n >= 256.0 * (m + n) && m * n * k >= (double)(1 << 29);
+ * gemm is large enough for the copies to pay. A copy reads and writes each element once (8
+ * bytes: ~3 ps an element at an H100's ~2.5 TB/s); rung 14 on such operands runs at about half
+ * the rate of these kernels on aligned ones (H100, 4097 x 4095 x 4099: 42 against 71 TFLOP/s,
+ * skinny shapes 20 against 70), ~25 fs saved per multiply-add. So: from 100 multiply-adds per
+ * element copied, and from 2^28 multiply-adds (the copies' launches and the pool's few us). */
+static int tm_copy_pays(const mb_gemm_args *p, double copied) {
+    const double mnk = (double)p->m * (double)p->n * (double)p->k;
+    return mnk >= 100.0 * copied && mnk >= (double)(1 << 28);
 }
 static int64_t tm_pad_ld(int64_t rows) { return (rows + 31) & ~(int64_t)31; }
 /* The pitch limit of cudaMemcpy2DAsync (cudaDevAttrMaxPitch on Hopper: 2^31 - 1 bytes). */
@@ -327,7 +328,9 @@ static cudaError_t tm_sgemm(const void *a, cudaStream_t s) {
     mb_gemm_args q = *p;
     if (copy_a) q.lda = tm_pad_ld(ar);
     if (copy_b) q.ldb = tm_pad_ld(br);
-    if (!p->pool || !tm_copy_pays(p) || !tm_pitch_ok(p->lda) || !tm_pitch_ok(p->ldb) ||
+    const double copied = (copy_a ? (double)ar * (double)ac : 0) +
+                          (copy_b ? (double)br * (double)bc : 0);
+    if (!p->pool || !tm_copy_pays(p, copied) || !tm_pitch_ok(p->lda) || !tm_pitch_ok(p->ldb) ||
         !tm_pitch_ok(q.lda) || !tm_pitch_ok(q.ldb))
         return mb_sgemm_wgmma_tf32x3(a, s);
     const size_t a_bytes = copy_a ? (size_t)q.lda * (size_t)ac * sizeof(float) : 0;
