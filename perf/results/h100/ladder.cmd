@@ -1,4 +1,4 @@
 # gpu: NVIDIA H100 80GB HBM3, 580.159.04
-# commit: 8fcdf31
-# date: 2026-11-26T14:56:56Z
+# commit: 9a0afb9
+# date: 2026-11-26T17:06:49Z
 build/perf/miniblas-bench --op all --rung all --skip-slow --trials 5 --csv perf/results/h100/ladder.csv --json perf/results/h100/ladder.json
