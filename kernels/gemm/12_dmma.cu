@@ -18,11 +18,13 @@
  * Why: the only way past the FP64 SIMT peak.
  * Limit: register pressure (about 250 registers per thread on the big tile) and the stalls of
  * fragment loads that overwrite operands of pending mma; k not a multiple of 16 or unaligned
- * operands take the plainer STEP loop, in a kernel of its own.
+ * operands are copied (aligned, k grown with zeros) where the gemm is large enough, else take
+ * the plainer STEP loop, in a kernel of its own.
  * Resources: 128 threads per block; dynamic shared memory per block about 79.5 KB (big),
  * less for the others (tc_cfg::smem_bytes). Measured: docs/ladders/gemm.md.
  */
 #include "tc_common.cuh"
+#include "operand_copy.cuh"
 
 /* Four tiles, all 4 warps with m16n8k8, 3 stages, lean copies, BK = 16 but tiny:
  *   big   128x64 (warps 64x32), 2 blocks per SM: cuBLAS's large-size tile, on its schedule
@@ -43,13 +45,27 @@ typedef tc_cfg<double, 32, 64, 16, 16, 32, 3, 4, 8, TC_PIPE_STREAM, true> dmma_s
 typedef tc_cfg<double, 32, 32, 32, 16, 16, 3, 3, 8, TC_PIPE_STREAM, true> dmma_tiny_cfg;
 
 /* The big and mid tiles. Their XMMA loop (tc_mainloop_f64_xmma) needs k a multiple of 16 and
- * the 16-byte copies; other problems run the tile on the STEP loop in a kernel of its own (the
- * STEP loop inside the XMMA kernel, which keeps it for its edge tiles, ran 4097x4095x4099 much
- * slower than alone: the two loops share one register allocation). */
+ * the 16-byte copies. Other problems run it on aligned copies of the operands, k grown with
+ * zeros (operand_copy.cuh), where those pay; else the tile on the STEP loop in a kernel of its
+ * own (the STEP loop inside the XMMA kernel, which keeps it for its edge tiles, ran
+ * 4097x4095x4099 much slower than alone: the two loops share one register allocation).
+ * The copies pay from 300 multiply-adds per element copied: 16 bytes moved per element (~6 ps
+ * on an H100) against ~25 fs saved per multiply-add (H100: the STEP loop 33 TFLOP/s on
+ * 4097x4095x4099, the XMMA loop 56 at 4096^3). */
+#define DMMA_COPY_MIN_PER_ELEM 300.0
 template <class XmmaCfg, class StepCfg>
 static cudaError_t dmma_tile(const mb_gemm_args *p, cudaStream_t s) {
-    if (p->k % 16 == 0 && tc_vec16<double>(p->A, p->lda) && tc_vec16<double>(p->B, p->ldb))
-        return tc_gemm_launch<XmmaCfg, TC_OP_DMMA>(p, s);
+    const int va = tc_vec16<double>(p->A, p->lda), vb = tc_vec16<double>(p->B, p->ldb);
+    if (p->k % 16 == 0 && va && vb) return tc_gemm_launch<XmmaCfg, TC_OP_DMMA>(p, s);
+    const int64_t k16 = p->k + (16 - p->k % 16) % 16;
+    const int grow = k16 != p->k; /* growing k copies both operands */
+    mb_gemm_args q;
+    void *buf;
+    cudaError_t e;
+    const int made = oc_begin(p, sizeof(double), grow || !va, grow || !vb, k16,
+                              DMMA_COPY_MIN_PER_ELEM, &q, &buf, &e, s);
+    if (made < 0) return e;
+    if (made) return oc_end(buf, tc_gemm_launch<XmmaCfg, TC_OP_DMMA>(&q, s), s);
     return tc_gemm_launch<StepCfg, TC_OP_DMMA>(p, s);
 }
 

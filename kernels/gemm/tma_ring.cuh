@@ -18,6 +18,7 @@
 
 #include <cudaTypedefs.h> /* CUtensorMap, PFN_cuTensorMapEncodeTiled: types only (libcuda is not linked) */
 #include "wg_tf32x3.cuh"
+#include "operand_copy.cuh"
 
 #define TM_WARPS (WG_THREADS / 32) /* arrivals on an empty barrier: one per consumer warp */
 #define TM_THREADS (128 + WG_THREADS) /* a producer warpgroup and two consumer warpgroups */
@@ -291,21 +292,12 @@ static cudaError_t tm_run(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v120
 }
 
 /* Operands TMA cannot copy (a misaligned base, ld not a multiple of 4: odd sizes, sub-matrices)
- * are copied into buffers from the handle's pool with ld rounded up to 32 elements, when the
- * gemm is large enough for the copies to pay. A copy reads and writes each element once (8
- * bytes: ~3 ps an element at an H100's ~2.5 TB/s); rung 14 on such operands runs at about half
- * the rate of these kernels on aligned ones (H100, 4097 x 4095 x 4099: 42 against 71 TFLOP/s,
- * skinny shapes 20 against 70), ~25 fs saved per multiply-add. So: from 100 multiply-adds per
- * element copied, and from 2^28 multiply-adds (the copies' launches and the pool's few us). */
-static int tm_copy_pays(const mb_gemm_args *p, double copied) {
-    const double mnk = (double)p->m * (double)p->n * (double)p->k;
-    return mnk >= 100.0 * copied && mnk >= (double)(1 << 28);
-}
-static int64_t tm_pad_ld(int64_t rows) { return (rows + 31) & ~(int64_t)31; }
-/* The pitch limit of cudaMemcpy2DAsync (cudaDevAttrMaxPitch on Hopper: 2^31 - 1 bytes). */
-static int tm_pitch_ok(int64_t ld) {
-    return ld <= (((int64_t)1 << 31) - 1) / (int64_t)sizeof(float);
-}
+ * are copied first where that pays (operand_copy.cuh). A copy reads and writes each element
+ * once (8 bytes: ~3 ps an element at an H100's ~2.5 TB/s); rung 14 on such operands runs at
+ * about half the rate of these kernels on aligned ones (H100, 4097 x 4095 x 4099: 42 against
+ * 71 TFLOP/s, skinny shapes 20 against 70), ~25 fs saved per multiply-add: so from 100
+ * multiply-adds per element copied. */
+#define TM_COPY_MIN_PER_ELEM 100.0
 
 extern "C" cudaError_t mb_sgemm_wgmma_tf32x3(const void *a, cudaStream_t s);
 
@@ -321,40 +313,13 @@ static cudaError_t tm_sgemm(const void *a, cudaStream_t s) {
     if (!fn) return mb_sgemm_wgmma_tf32x3(a, s); /* a driver without TMA maps */
     const int copy_a = !tm_operand_ok(p->A, p->lda), copy_b = !tm_operand_ok(p->B, p->ldb);
     if (!copy_a && !copy_b) return tm_run<K>(p, fn, s);
-
-    /* A stored (transa ? k x m : m x k), B stored (transb ? n x k : k x n). */
-    const int64_t ar = p->transa ? p->k : p->m, ac = p->transa ? p->m : p->k;
-    const int64_t br = p->transb ? p->n : p->k, bc = p->transb ? p->k : p->n;
-    mb_gemm_args q = *p;
-    if (copy_a) q.lda = tm_pad_ld(ar);
-    if (copy_b) q.ldb = tm_pad_ld(br);
-    const double copied = (copy_a ? (double)ar * (double)ac : 0) +
-                          (copy_b ? (double)br * (double)bc : 0);
-    if (!p->pool || !tm_copy_pays(p, copied) || !tm_pitch_ok(p->lda) || !tm_pitch_ok(p->ldb) ||
-        !tm_pitch_ok(q.lda) || !tm_pitch_ok(q.ldb))
-        return mb_sgemm_wgmma_tf32x3(a, s);
-    const size_t a_bytes = copy_a ? (size_t)q.lda * (size_t)ac * sizeof(float) : 0;
-    const size_t b_bytes = copy_b ? (size_t)q.ldb * (size_t)bc * sizeof(float) : 0;
-    char *buf = NULL; /* A's copy, then B's (each 128-byte multiple: ld is 32 elements) */
-    if (cudaMallocFromPoolAsync((void **)&buf, a_bytes + b_bytes, p->pool, s) != cudaSuccess) {
-        cudaGetLastError(); /* out of memory is no error here: rung 14 needs no copies */
-        return mb_sgemm_wgmma_tf32x3(a, s);
-    }
-    if (copy_a) {
-        q.A = buf;
-        e = cudaMemcpy2DAsync(buf, (size_t)q.lda * sizeof(float), p->A,
-                              (size_t)p->lda * sizeof(float), (size_t)ar * sizeof(float),
-                              (size_t)ac, cudaMemcpyDeviceToDevice, s);
-    }
-    if (copy_b && e == cudaSuccess) {
-        q.B = buf + a_bytes;
-        e = cudaMemcpy2DAsync(buf + a_bytes, (size_t)q.ldb * sizeof(float), p->B,
-                              (size_t)p->ldb * sizeof(float), (size_t)br * sizeof(float),
-                              (size_t)bc, cudaMemcpyDeviceToDevice, s);
-    }
-    if (e == cudaSuccess) e = tm_run<K>(&q, fn, s);
-    const cudaError_t f = cudaFreeAsync(buf, s);
-    return e != cudaSuccess ? e : f;
+    mb_gemm_args q;
+    void *buf;
+    const int made = oc_begin(p, sizeof(float), copy_a, copy_b, p->k, TM_COPY_MIN_PER_ELEM, &q,
+                              &buf, &e, s);
+    if (made < 0) return e;
+    if (made == 0) return mb_sgemm_wgmma_tf32x3(a, s); /* rung 14: any alignment */
+    return oc_end(buf, tm_run<K>(&q, fn, s), s);
 }
 
 #endif
