@@ -92,8 +92,12 @@ const char *miniblas_status_string(miniblas_status_t status);
 /* Binds the handle to the current CUDA device and to the default stream (0); allocates the
  * handle's workspaces (reduction partials, 16 MiB for gemm's split-K partial sums, pinned
  * result slot) once, here; calls use them in the handle's stream order (miniblas_set_stream
- * makes the new stream wait for the work queued on the old one). Reads the
- * environment (MINIBLAS_<OP>=rung, MINIBLAS_MATH_MODE) once, here. */
+ * makes the new stream wait for the work queued on the old one). Also creates the handle's
+ * stream-ordered memory pool: large gemms whose operands the fastest kernels cannot read as
+ * they are (odd leading dimensions, misaligned pointers) take aligned copies of them from it
+ * for the call; up to 1 GiB of it stays reserved between calls, all of it is freed by
+ * miniblas_destroy (without pools on the device, such calls run slower kernels instead).
+ * Reads the environment (MINIBLAS_<OP>=rung, MINIBLAS_MATH_MODE) once, here. */
 miniblas_status_t miniblas_create(miniblas_handle_t *handle);
 /* Why the calling thread's last miniblas_create failed, with no handle to ask: a sentence that
  * names the cause, the CUDA call and the CUDA error name (e.g. "no CUDA device: ...
