@@ -25,7 +25,7 @@ typedef struct oc_operand {
     int64_t rows, cols, rows_to, cols_to;
 } oc_operand;
 
-/* The shapes of A and B as stored, k grown to a multiple of kmul. */
+/* The shapes of A and B as stored, and as copied with k grown to k_to. */
 static oc_operand oc_shape_a(const mb_gemm_args *p, int64_t k_to) {
     return p->transa ? oc_operand{p->k, p->m, k_to, p->m} : oc_operand{p->m, p->k, p->m, k_to};
 }
@@ -73,8 +73,8 @@ static int oc_begin(const mb_gemm_args *p, size_t elem, int copy_a, int copy_b, 
         if (!copy[i]) continue;
         const oc_operand o = op[i];
         const size_t pitch = (size_t)dld[i] * elem;
-        *e = cudaMemcpy2DAsync(dst[i], pitch, src[i], (size_t)sld[i] * elem, (size_t)o.rows * elem,
-                               (size_t)o.cols, cudaMemcpyDeviceToDevice, s);
+        *e = cudaMemcpy2DAsync(dst[i], pitch, src[i], (size_t)sld[i] * elem,
+                               (size_t)o.rows * elem, (size_t)o.cols, cudaMemcpyDeviceToDevice, s);
         if (*e == cudaSuccess && o.rows_to > o.rows) /* k grows down the columns */
             *e = cudaMemset2DAsync(dst[i] + (size_t)o.rows * elem, pitch, 0,
                                    (size_t)(o.rows_to - o.rows) * elem, (size_t)o.cols, s);
