@@ -382,21 +382,27 @@ def cblas_block(gpu):
     return "\n".join(out)
 
 
+def by_devices(path, key):
+    """Rows of a miniblas-cblas-bench --devices CSV: {key(row): {(rung, number of GPUs): ms}},
+    and the GPU counts measured."""
+    with open(path, newline="") as f:
+        rows = [r for r in csv.DictReader(ln for ln in f if not ln.startswith("#"))
+                if r.get("status") == "ok"]
+    t = {}
+    for r in rows:
+        ngpu = len([d for d in (r.get("devices") or "0").split(",") if d.strip()])
+        t.setdefault(key(r), {})[(r["rung"], ngpu)] = num(r["time_us"]) / 1000.0
+    return t, sorted({g for v in t.values() for (_, g) in v})
+
+
 def mgpuvec_block(gpu):
     """The drop-in's asum and dot on 1 and N GPUs beside OpenBLAS, from
     perf/results/GPU/mgpuvec.csv (miniblas-cblas-bench --devices 1,N --impls mbc,openblas)."""
     path = os.path.join(ROOT, "perf", "results", gpu, "mgpuvec.csv")
     if not os.path.exists(path):
         return PLACEHOLDER % (gpu, gpu)
-    with open(path, newline="") as f:
-        rows = [r for r in csv.DictReader(ln for ln in f if not ln.startswith("#"))
-                if r.get("status") == "ok"]
-    t = {}  # (op, n, memory) -> {(rung, ngpus): ms}
-    for r in rows:
-        ngpu = len([d for d in (r.get("devices") or "0").split(",") if d.strip()])
-        key = (r["op"], int(num(r["m"])), r.get("memory") or "pageable")
-        t.setdefault(key, {})[(r["rung"], ngpu)] = num(r["time_us"]) / 1000.0
-    ngpus = sorted({g for v in t.values() for (_, g) in v})
+    t, ngpus = by_devices(path, lambda r: (r["op"], int(num(r["m"])),
+                                           r.get("memory") or "pageable"))
     if len(ngpus) < 2:
         return PLACEHOLDER % (gpu, gpu)
     lo, hi = ngpus[0], ngpus[-1]
@@ -426,15 +432,7 @@ def mgpu_block(gpu):
     path = os.path.join(ROOT, "perf", "results", gpu, "mgpu.csv")
     if not os.path.exists(path):
         return PLACEHOLDER % (gpu, gpu)
-    with open(path, newline="") as f:
-        rows = [r for r in csv.DictReader(ln for ln in f if not ln.startswith("#"))
-                if r.get("status") == "ok"]
-    t = {}  # (op, shape, memory) -> {(rung, ngpus): ms}
-    for r in rows:
-        ngpu = len([d for d in (r.get("devices") or "0").split(",") if d.strip()])
-        key = (r["op"], r["shape"], r.get("memory") or "pageable")
-        t.setdefault(key, {})[(r["rung"], ngpu)] = num(r["time_us"]) / 1000.0
-    ngpus = sorted({g for v in t.values() for (_, g) in v})
+    t, ngpus = by_devices(path, lambda r: (r["op"], r["shape"], r.get("memory") or "pageable"))
     if len(ngpus) < 2:
         return PLACEHOLDER % (gpu, gpu)
     lo, hi = ngpus[0], ngpus[-1]
