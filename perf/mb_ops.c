@@ -502,11 +502,14 @@ void time_parts(ctx *c, problem *p, part *parts, int nparts) {
         if (!pt->times) fatal(c, "out of host memory");
     }
     /* trials: every participant not yet done in turn, round after round, until each meets
-       the stopping rule (minimum trials and the noise target, or the trial or time limit) */
-    for (;;) {
+       the stopping rule (minimum trials and the noise target, or the trial or time limit).
+       Round r starts at participant r mod nparts, so that none always runs right after the
+       same one: a participant that leaves the GPU hot (FP64 tensor cores at full power) would
+       otherwise slow its successor in every round, and cuBLAS would always run first. */
+    for (int round = 0;; ++round) {
         int any = 0;
-        for (int i = 0; i < nparts; ++i) {
-            part *pt = &parts[i];
+        for (int j = 0; j < nparts; ++j) {
+            part *pt = &parts[(j + round) % nparts];
             if (!is_timed(pt) || !pt->times || pt->done) continue;
             double ms = timed_batch(c, p, pt, pt->reps);
             if (ms < 0) continue;

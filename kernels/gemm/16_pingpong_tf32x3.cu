@@ -61,41 +61,16 @@ __global__ void __launch_bounds__(TM_THREADS, 1)
                            const __grid_constant__ CUtensorMap tmB, mb_gemm_args p, int64_t kc,
                            x3g g) {
 #if WG_SM90A
-    int kbase = 0; /* first k of this block's slice (TMA coordinates are whole-matrix ones) */
-    if (SPLIT) {   /* split-K: this block's slice; every slice writes alpha * partial to its slab */
-        const int64_t k0 = (int64_t)blockIdx.y * kc;
-        kbase = (int)k0;
-        p.k = p.k - k0 < kc ? p.k - k0 : kc;
-        p.C = (float *)p.work + (int64_t)blockIdx.y * p.m * p.n;
-        p.ldc = p.m;
-        p.beta = 0.0;
-    }
+    tm_block b;
+    if (!tm_start<AKC, BKC, SPLIT, CHECK, TM_PRODUCER_REGS, TM_CONSUMER_REGS>(&tmA, &tmB, p, kc,
+                                                                               g, b))
+        return; /* the producer's and the tail-scan blocks' work is done */
     constexpr int S = WG_STAGES;
     constexpr int AE = wg_cfg::a_elems(AKC), BE = wg_cfg::b_elems(BKC);
-    extern __shared__ __align__(128) unsigned char tm_smem[];
-    float *planes = (float *)tm_smem; /* [buffer][big, small][WG_PLANE] */
-    float *sA = planes + 4 * WG_PLANE;
-    float *sB = sA + S * AE;
-    const unsigned full0 = tc_smem_addr(sB + S * BE), empty0 = full0 + 8 * S;
+    float *const planes = b.planes, *const sA = b.sA, *const sB = b.sB;
+    const unsigned full0 = b.full0, empty0 = b.empty0;
+    const int64_t ntm = b.ntm, ntn = b.ntn, ntiles = b.ntiles, KT = b.KT;
     const int tid = threadIdx.x;
-    const int64_t ntm = (p.m + WG_BM - 1) / WG_BM, ntn = (p.n + WG_BN - 1) / WG_BN;
-    const int64_t ntiles = ntm * ntn;
-    const int64_t KT = (p.k + WG_BK - 1) / WG_BK;
-    if (!CHECK && blockIdx.x >= ntiles) { /* a tail-scan block (x3guard.cuh); TMA-eligible
-                                             operands are 16-byte loadable */
-        x3g_scan_part(p, g, true, true, blockIdx.x - ntiles, gridDim.x - ntiles);
-        return;
-    }
-    tm_setup(full0, empty0, &tmA, &tmB);
-
-    if (tid < 128) { /* the producer warpgroup: its thread 0 issues every copy */
-        tm_regs_dec<TM_PRODUCER_REGS>();
-        if (tid != 0) return;
-        tm_produce<AKC, BKC>(&tmA, &tmB, sA, sB, full0, empty0, ntm, ntn, ntiles, KT, kbase);
-        return;
-    }
-
-    tm_regs_inc<TM_CONSUMER_REGS>();
     const int ctid = tid - 128, lane = tid & 31, warp = ctid >> 5;
     const int wm0 = warp * 16; /* this warp's 16 rows (warpgroup warp / 4: rows 64 (warp / 4) ..) */
     const unsigned planes_addr = tc_smem_addr(planes);

@@ -7,7 +7,7 @@
  * "full" mbarrier (expect_tx: the stage's bytes) says it landed and an "empty" mbarrier (one
  * arrival per consumer warp) says it was read. Here: the shared-memory size, the mbarrier and
  * TMA PTX wrappers, one stage's copies, setmaxnreg, the consumers' named barrier, the block's
- * set-up and the producer loop (device); the driver's tensor-map encoder, the maps, TMA
+ * set-up, the producer loop and the kernels' common start (device); the driver's tensor-map encoder, the maps, TMA
  * eligibility, aligned copies of operands TMA cannot copy, and the launch of a rung's kernel
  * through rung 14's plan (host). A rung's
  * kernel has the signature of tm_kernel_fn and is named to the launcher by a class template
@@ -180,6 +180,59 @@ __device__ __forceinline__ void tm_produce(const CUtensorMap *ma, const CUtensor
                                     (int)(tm * WG_BM), (int)(tn * WG_BN),
                                     kbase + (int)kt * WG_BK);
     }
+}
+
+/* What a TMA rung's kernel knows of its block after tm_start: the shared-memory layout (the
+ * split planes [buffer][big, small][WG_PLANE], the raw A and B stages, then the full and the
+ * empty mbarrier of each stage) and the tiles and k-tiles it walks. */
+struct tm_block {
+    float *planes, *sA, *sB;
+    unsigned full0, empty0;
+    int64_t ntm, ntn, ntiles, KT;
+};
+
+/* The start of every TMA rung's kernel. Split-K: p becomes this block's slice of k (every
+ * slice writes alpha * its partial to its slab of the workspace). A tail-scan block
+ * (x3guard.cuh; TMA-eligible operands are 16-byte loadable) scans its part of A and B. Then
+ * the block set-up and the roles: the producer warpgroup keeps PRODUCER_REGS registers and its
+ * thread 0 issues every copy. Returns true in the consumer threads, which then hold
+ * CONSUMER_REGS registers; false in every thread that has finished. */
+template <bool AKC, bool BKC, bool SPLIT, bool CHECK, int PRODUCER_REGS, int CONSUMER_REGS>
+__device__ __forceinline__ bool tm_start(const CUtensorMap *ma, const CUtensorMap *mb,
+                                         mb_gemm_args &p, int64_t kc, const x3g &g,
+                                         tm_block &b) {
+    int kbase = 0; /* first k of this block's slice (TMA coordinates are whole-matrix ones) */
+    if (SPLIT) {
+        const int64_t k0 = (int64_t)blockIdx.y * kc;
+        kbase = (int)k0;
+        p.k = p.k - k0 < kc ? p.k - k0 : kc;
+        p.C = (float *)p.work + (int64_t)blockIdx.y * p.m * p.n;
+        p.ldc = p.m;
+        p.beta = 0.0;
+    }
+    extern __shared__ __align__(128) unsigned char tm_smem[];
+    b.planes = (float *)tm_smem;
+    b.sA = b.planes + 4 * WG_PLANE;
+    b.sB = b.sA + WG_STAGES * wg_cfg::a_elems(AKC);
+    b.full0 = tc_smem_addr(b.sB + WG_STAGES * wg_cfg::b_elems(BKC));
+    b.empty0 = b.full0 + 8 * WG_STAGES;
+    b.ntm = (p.m + WG_BM - 1) / WG_BM, b.ntn = (p.n + WG_BN - 1) / WG_BN;
+    b.ntiles = b.ntm * b.ntn;
+    b.KT = (p.k + WG_BK - 1) / WG_BK;
+    if (!CHECK && blockIdx.x >= b.ntiles) {
+        x3g_scan_part(p, g, true, true, blockIdx.x - b.ntiles, gridDim.x - b.ntiles);
+        return false;
+    }
+    tm_setup(b.full0, b.empty0, ma, mb);
+    if (threadIdx.x < 128) {
+        tm_regs_dec<PRODUCER_REGS>();
+        if (threadIdx.x == 0)
+            tm_produce<AKC, BKC>(ma, mb, b.sA, b.sB, b.full0, b.empty0, b.ntm, b.ntn, b.ntiles,
+                                 b.KT, kbase);
+        return false;
+    }
+    tm_regs_inc<CONSUMER_REGS>();
+    return true;
 }
 
 /* ---------------------------------------------------------------------------------------
