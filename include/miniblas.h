@@ -96,8 +96,10 @@ const char *miniblas_status_string(miniblas_status_t status);
  * stream-ordered memory pool: large gemms whose operands the fastest kernels cannot read as
  * they are (odd leading dimensions, misaligned pointers) take aligned copies of them from it
  * for the call; up to 1 GiB of it stays reserved between calls, all of it is freed by
- * miniblas_destroy (without pools on the device, such calls run slower kernels instead).
- * Reads the environment (MINIBLAS_<OP>=rung, MINIBLAS_MATH_MODE) once, here. */
+ * miniblas_destroy (without pools on the device, or with MINIBLAS_GEMM_COPIES=0, such calls
+ * run slower kernels instead and take no memory beyond the workspaces).
+ * Reads the environment (MINIBLAS_<OP>=rung, MINIBLAS_MATH_MODE, MINIBLAS_GEMM_COPIES) once,
+ * here. */
 miniblas_status_t miniblas_create(miniblas_handle_t *handle);
 /* Why the calling thread's last miniblas_create failed, with no handle to ask: a sentence that
  * names the cause, the CUDA call and the CUDA error name (e.g. "no CUDA device: ...

@@ -70,6 +70,7 @@ static void release(struct miniblas_context *h) {
  * calls do not map memory again. */
 static void create_pool(struct miniblas_context *h) {
     int supported = 0;
+    if (!h->gemm_copies) return;
     if (cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, h->device) !=
             cudaSuccess || !supported) {
         cudaGetLastError();
@@ -195,13 +196,13 @@ miniblas_status_t miniblas_create(miniblas_handle_t *out) {
         cudaGetLastError();
         return mb_create_status(e, dv, rv, what, g_create_err, sizeof g_create_err);
     }
-    create_pool(h);
     h->stream = 0;
     for (int op = 0; op < MINIBLAS_OP_COUNT; ++op) {
         h->sel[op] = MB_SEL_AUTO;
         h->last_rung[op] = "";
     }
     mb_read_environment(h);
+    create_pool(h);
     *out = h;
     return MINIBLAS_STATUS_SUCCESS;
 }

@@ -28,6 +28,7 @@ struct miniblas_context {
     int err_param;
     void *work;                      /* device workspace, MB_WORK_BYTES, zero-filled */
     void *gemm_work;                 /* device workspace of gemm, MB_GEMM_WORK_BYTES */
+    int gemm_copies;                 /* 0: MINIBLAS_GEMM_COPIES=0, no pool (no scratch copies) */
     cudaMemPool_t pool;              /* stream-ordered scratch of the gemm launchers, or NULL */
     void *result_dev;                /* device slot for host-result reductions */
     void *result_host;               /* pinned host slot for the same */

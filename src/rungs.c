@@ -121,6 +121,8 @@ void mb_read_environment(struct miniblas_context *h) {
                           strcasecmp(m, "fast") == 0))
                        ? MINIBLAS_MATH_ALLOW_REDUCED_PRECISION
                        : MINIBLAS_MATH_DEFAULT;
+    const char *c = getenv("MINIBLAS_GEMM_COPIES");
+    h->gemm_copies = !(c && strcmp(c, "0") == 0);
 }
 
 miniblas_status_t mb_select(struct miniblas_context *h, miniblas_op_t op, const mb_shape *shape,
