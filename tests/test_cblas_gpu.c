@@ -78,6 +78,10 @@ static void memory_kind_cases(const mem_hook *h, const char *what, int gpu_on) {
                   &seed, what);
         gemm_case(dbl, 1, CblasColMajor, CblasNoTrans, CblasNoTrans, 33, 17, 9, 1.0, 1.0, 0,
                   &seed, what);
+        /* A in row blocks whose columns are short (pinned: packed, mbc_pin_packs), B in
+         * contiguous panels */
+        gemm_case(dbl, 0, CblasColMajor, CblasNoTrans, CblasNoTrans, 1100, 700, 600, 1.0, 0.0, 1,
+                  &seed, what);
         omatcopy_case(dbl, CblasRowMajor, CblasTrans, 301, 77, 2.0, 1, &seed);
         /* Several times: on an H200 this case once failed for one of the memory kinds (run
          * 3). Each repetition copies the operands in with cudaMemcpy on the legacy default

@@ -119,8 +119,13 @@ size_t mbc_chunk_size(size_t bytes);
 /* Device buffer slot i (0..2) of at least `bytes` (grow-only; one retry after freeing the
  * cache). A slot is handed out at most once per call. */
 cudaError_t mbc_dbuf(mbc_state *s, int i, size_t bytes, char **p);
-/* Host rows x cols (ld lds) -> device (ld ldd), queued on s_in; pageable sources packed into
- * the in chunks by the host first (kind: MBC_HOST or MBC_PINNED). */
+/* Whether a pinned rows x cols source (ld lds) is better packed into the in chunks than
+ * DMA'd from place: several columns, not contiguous, each shorter than pin_row_kb (a 2D DMA
+ * of short columns runs below the link's speed). */
+int mbc_pin_packs(int64_t rows, int64_t cols, int64_t lds, size_t e);
+/* Host rows x cols (ld lds) -> device (ld ldd), queued on s_in; pageable sources, and pinned
+ * ones that mbc_pin_packs where the in chunks exist, packed into the in chunks by the host
+ * first (kind: MBC_HOST or MBC_PINNED). */
 cudaError_t mbc_h2d_2d(mbc_state *s, char *dd, int64_t ldd, const char *hs, int64_t lds,
                        int64_t rows, int64_t cols, int kind);
 /* Host vector, logical element i at x0[i * inc] -> contiguous device vector, on s_in. */

@@ -145,6 +145,7 @@ static const setting g_tuning[] = {
     {"nslab", V_INT, F64(nslab), 1, 64, 0, "1 to 64"},
     {"chunk_mb", V_INT, F64(chunk_max), 1, 4096, 0, "1 to 4096"},
     {"copy_threads", V_INT, F32(copy_threads), 1, 1024, 0, "1 to 1024"},
+    {"pin_row_kb", V_INT, F64(pin_row_kb), 0, 1 << 20, 0, "0 to 1048576"},
     {"split_cols", V_AUTO, F64(split_cols), 1, (int64_t)1 << 31, -1, "auto or a width in columns"},
     {"split_vec", V_AUTO, F64(split_vec), 1, INT64_MAX, -1, "auto or a length in elements"},
 };
@@ -205,8 +206,8 @@ static int read_tuning(mbc_config *cfg, const char *v, FILE *err) {
         if (!s) {
             if (err)
                 fprintf(err, "miniblas_cblas: MINIBLAS_CBLAS_TUNING: ignoring '%s%s%s' (keys: "
-                             "panel, kslab, nslab, chunk_mb, copy_threads, split_cols, split_vec; "
-                             "e.g. panel=2048,chunk_mb=16)\n",
+                             "panel, kslab, nslab, chunk_mb, copy_threads, pin_row_kb, split_cols, "
+                             "split_vec; e.g. panel=2048,chunk_mb=16)\n",
                         item, eq ? "=" : "", eq ? eq + 1 : "");
             ++lines;
             continue;
@@ -258,6 +259,8 @@ int mbc_config_read(mbc_config *cfg, const char *(*get)(const char *name), long 
     cfg->chunk_max = (size_t)16 << 20;
     /* every core, at most 16: the copy pool does not wait for descheduled threads */
     cfg->copy_threads = ncpu > 16 ? 16 : (ncpu > 0 ? (int)ncpu : 1);
+    /* a 2D DMA from pinned memory with shorter columns is slower than packing them */
+    cfg->pin_row_kb = 32;
     cfg->test_fail_gemm = -1;
     cfg->test_fail_dev = -1;
     cfg->test_fail_reduce = -1;

@@ -170,13 +170,18 @@ cudaError_t mbc_dbuf(mbc_state *s, int i, size_t bytes, char **p) {
     return cudaSuccess;
 }
 
-/* Pageable sources are packed into the in chunks by the host first; this returns when the
- * last piece is queued. */
+int mbc_pin_packs(int64_t rows, int64_t cols, int64_t lds, size_t e) {
+    return cols > 1 && rows < lds && (double)rows * (double)e < 1024.0 * (double)mbc_cfg.pin_row_kb;
+}
+
+/* Pageable sources, and pinned ones with short columns (mbc_pin_packs) where the in chunks
+ * exist, are packed into the in chunks by the host first; this returns when the last piece is
+ * queued. Other pinned sources are DMA'd from where they are. */
 cudaError_t mbc_h2d_2d(mbc_state *s, char *dd, int64_t ldd, const char *hs, int64_t lds,
                           int64_t rows, int64_t cols, int kind) {
     size_t e = s->elem;
     if (rows <= 0 || cols <= 0) return cudaSuccess;
-    if (kind == MBC_PINNED)
+    if (kind == MBC_PINNED && (s->chunk_bytes == 0 || !mbc_pin_packs(rows, cols, lds, e)))
         return cudaMemcpy2DAsync(dd, (size_t)ldd * e, hs, (size_t)lds * e, (size_t)rows * e,
                                  (size_t)cols, cudaMemcpyHostToDevice, s->s_in);
     int64_t cap = (int64_t)(s->chunk_bytes / e);
