@@ -79,8 +79,10 @@ static void memory_kind_cases(const mem_hook *h, const char *what, int gpu_on) {
         gemm_case(dbl, 1, CblasColMajor, CblasNoTrans, CblasNoTrans, 33, 17, 9, 1.0, 1.0, 0,
                   &seed, what);
         /* A in row blocks whose columns are short (pinned: packed, mbc_pin_packs), B in
-         * contiguous panels */
+         * panels of short columns; then B in panels of long columns (pinned: 2D DMA) */
         gemm_case(dbl, 0, CblasColMajor, CblasNoTrans, CblasNoTrans, 1100, 700, 600, 1.0, 0.0, 1,
+                  &seed, what);
+        gemm_case(dbl, 0, CblasColMajor, CblasNoTrans, CblasNoTrans, 200, 300, 2100, 1.0, 0.0, 1,
                   &seed, what);
         omatcopy_case(dbl, CblasRowMajor, CblasTrans, 301, 77, 2.0, 1, &seed);
         /* Several times: on an H200 this case once failed for one of the memory kinds (run

@@ -49,10 +49,10 @@ typedef tc_cfg<double, 32, 32, 32, 16, 16, 3, 3, 8, TC_PIPE_STREAM, true> dmma_t
  * zeros (operand_copy.cuh), where those pay; else the tile on the STEP loop in a kernel of its
  * own (the STEP loop inside the XMMA kernel, which keeps it for its edge tiles, ran
  * 4097x4095x4099 much slower than alone: the two loops share one register allocation).
- * The copies pay from 300 multiply-adds per element copied: 16 bytes moved per element (~6 ps
- * on an H100) against ~25 fs saved per multiply-add (H100: the STEP loop 33 TFLOP/s on
- * 4097x4095x4099, the XMMA loop 56 at 4096^3). */
-#define DMMA_COPY_MIN_PER_ELEM 300.0
+ * The copies pay from about 900 multiply-adds per element copied (one H100, with and without
+ * them, perf/results/h100/gemm-copies.txt: 1000^3, 1025^3 and 1500^3, 500-750 per element,
+ * were 7-41% slower with them; 2047^3 and up, 1000 and more, 9-38% faster). */
+#define DMMA_COPY_MIN_PER_ELEM 900.0
 template <class XmmaCfg, class StepCfg>
 static cudaError_t dmma_tile(const mb_gemm_args *p, cudaStream_t s) {
     const int va = tc_vec16<double>(p->A, p->lda), vb = tc_vec16<double>(p->B, p->ldb);

@@ -259,8 +259,10 @@ int mbc_config_read(mbc_config *cfg, const char *(*get)(const char *name), long 
     cfg->chunk_max = (size_t)16 << 20;
     /* every core, at most 16: the copy pool does not wait for descheduled threads */
     cfg->copy_threads = ncpu > 16 ? 16 : (ncpu > 0 ? (int)ncpu : 1);
-    /* a 2D DMA from pinned memory with shorter columns is slower than packing them */
-    cfg->pin_row_kb = 32;
+    /* a 2D DMA from pinned memory moves columns under 8 KB at 50-60% of the link's speed
+     * (perf/sweep/dma2d_probe.cu); longer ones at 90% or more, which packing would not beat
+     * when two GPUs draw on the copy threads */
+    cfg->pin_row_kb = 8;
     cfg->test_fail_gemm = -1;
     cfg->test_fail_dev = -1;
     cfg->test_fail_reduce = -1;
