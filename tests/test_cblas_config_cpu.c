@@ -68,7 +68,7 @@ static void defaults_equal(const mbc_config *c, const char *what) {
           what, (long long)c->panel, (long long)c->kslab, (long long)c->nslab);
     CHECKF(c->chunk_max == (size_t)16 << 20, "%s: chunk %zu", what, c->chunk_max);
     CHECKF(c->copy_threads == 8, "%s: copy_threads %d (8 cores)", what, c->copy_threads);
-    CHECKF(c->pin_row_kb == 8, "%s: pin_row_kb %lld", what, (long long)c->pin_row_kb);
+    CHECKF(c->pin_row_kb == -1, "%s: pin_row_kb %lld", what, (long long)c->pin_row_kb);
     CHECKF(c->test_fail_gemm == -1 && c->test_fail_dev == -1, "%s: test_fail_gemm %lld@%d", what,
           (long long)c->test_fail_gemm, c->test_fail_dev);
     CHECKF(c->split_cols == -1, "%s: split_cols %lld", what, (long long)c->split_cols);
@@ -209,6 +209,7 @@ static void test_bad(void) {
     one_bad("MINIBLAS_CBLAS_TUNING=nslab=65", "nslab");
     one_bad("MINIBLAS_CBLAS_TUNING=copy_threads=0", "copy_threads");
     one_bad("MINIBLAS_CBLAS_TUNING=pin_row_kb=-1", "pin_row_kb");
+    one_bad("MINIBLAS_CBLAS_TUNING=pin_row_kb=never", "pin_row_kb");
     one_bad("MINIBLAS_CBLAS_TUNING=pin_row_kb=1048577", "pin_row_kb");
     one_bad("MINIBLAS_CBLAS_TUNING=kslab=-3", "kslab");
     /* settings no longer read: named, with what replaces them */

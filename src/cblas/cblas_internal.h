@@ -64,7 +64,8 @@ typedef struct mbc_config {
     size_t chunk_max;       /* chunk_mb=: largest pinned staging chunk, bytes */
     int copy_threads;       /* copy_threads=: host threads packing staging buffers */
     int64_t pin_row_kb;     /* pin_row_kb=: pinned inputs whose columns are shorter (KB) are
-                               packed into the staging chunks, not DMA'd from place (0: never) */
+                               packed into the staging chunks, not DMA'd from place (-1:
+                               automatic, mbc_pin_packs; 0: never) */
     int64_t split_cols;     /* split_cols=: several GPUs: the least columns of C per device,
                                any volume (-1: automatic, mgpu_plan.h) */
     int64_t split_vec;      /* split_vec=: several GPUs: the least elements of a reduction's

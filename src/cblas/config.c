@@ -145,7 +145,7 @@ static const setting g_tuning[] = {
     {"nslab", V_INT, F64(nslab), 1, 64, 0, "1 to 64"},
     {"chunk_mb", V_INT, F64(chunk_max), 1, 4096, 0, "1 to 4096"},
     {"copy_threads", V_INT, F32(copy_threads), 1, 1024, 0, "1 to 1024"},
-    {"pin_row_kb", V_INT, F64(pin_row_kb), 0, 1 << 20, 0, "0 to 1048576"},
+    {"pin_row_kb", V_AUTO, F64(pin_row_kb), 1, 1 << 20, -1, "auto, off or a length in KB"},
     {"split_cols", V_AUTO, F64(split_cols), 1, (int64_t)1 << 31, -1, "auto or a width in columns"},
     {"split_vec", V_AUTO, F64(split_vec), 1, INT64_MAX, -1, "auto or a length in elements"},
 };
@@ -259,10 +259,7 @@ int mbc_config_read(mbc_config *cfg, const char *(*get)(const char *name), long 
     cfg->chunk_max = (size_t)16 << 20;
     /* every core, at most 16: the copy pool does not wait for descheduled threads */
     cfg->copy_threads = ncpu > 16 ? 16 : (ncpu > 0 ? (int)ncpu : 1);
-    /* a 2D DMA from pinned memory moves columns under 8 KB at 50-60% of the link's speed
-     * (perf/sweep/dma2d_probe.cu); longer ones at 90% or more, which packing would not beat
-     * when two GPUs draw on the copy threads */
-    cfg->pin_row_kb = 8;
+    cfg->pin_row_kb = -1; /* automatic: mbc_pin_packs */
     cfg->test_fail_gemm = -1;
     cfg->test_fail_dev = -1;
     cfg->test_fail_reduce = -1;

@@ -301,6 +301,7 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const gemm_job *
     int64_t nb = j->nb;
     j->ready = plo, j->opan = plo, j->ocol = j->pc[plo];
     int64_t k1 = j->ks * j->nslab, kr = k - k1;
+    s->split = plo > 0 || phi < j->npan;
     int64_t tg[5] = {j->npan, j->nb, j->nblk, j->nslab, j->ks};
     memcpy(s->tr.geo, tg, sizeof tg);
 
@@ -311,8 +312,8 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const gemm_job *
     if (j->c_back) elems = max64(elems, m * nb);
     size_t need = mbc_chunk_size((size_t)elems * e);
     /* (a pinned operand's pieces may be packed too: mbc_pin_packs) */
-    int any_pageable = (j->a_staged && (g->a_kind == MBC_HOST || mbc_cfg.pin_row_kb > 0)) ||
-                       (j->b_staged && (g->b_kind == MBC_HOST || mbc_cfg.pin_row_kb > 0)) ||
+    int any_pageable = (j->a_staged && (g->a_kind == MBC_HOST || mbc_cfg.pin_row_kb != 0)) ||
+                       (j->b_staged && (g->b_kind == MBC_HOST || mbc_cfg.pin_row_kb != 0)) ||
                        (j->c_back && !j->direct && (g->c_kind == MBC_HOST || j->c_in));
     cudaError_t err;
     *what = "cudaHostAlloc (pinned staging)";
