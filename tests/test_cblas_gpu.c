@@ -78,7 +78,7 @@ static void memory_kind_cases(const mem_hook *h, const char *what, int gpu_on) {
                   &seed, what);
         gemm_case(dbl, 1, CblasColMajor, CblasNoTrans, CblasNoTrans, 33, 17, 9, 1.0, 1.0, 0,
                   &seed, what);
-        /* A in row blocks whose columns are short (pinned: packed, mbc_pin_packs), B in
+        /* A in row blocks whose columns are short (pinned: packed, mbc_pin_pack), B in
          * panels of short columns; then B in panels of long columns (pinned: 2D DMA) */
         gemm_case(dbl, 0, CblasColMajor, CblasNoTrans, CblasNoTrans, 1100, 700, 600, 1.0, 0.0, 1,
                   &seed, what);

@@ -12,6 +12,10 @@
  * runs of whole pieces, each at least the least share, balanced to within half a piece where
  * there are pieces enough; the piece results are added in piece order (mbc_vec_combine),
  * NaN and Inf carried through.
+ *
+ * And which pinned pieces are packed rather than DMA'd (mbc_pin_pack): columns shorter than
+ * 32 KB on one GPU, 8 KB for a share of a split gemm, a set threshold for both; never one
+ * column or a contiguous piece; never with the threshold 0.
  */
 #include <math.h>
 #include <stdint.h>
@@ -192,8 +196,30 @@ static void test_vec(void) {
     printf("vector plans: %d checked (%d split), fixed cases ok\n", total, splits);
 }
 
+static void test_pin_pack(void) {
+    /* dgemm 8192, phase-1 slab of B (512 rows: 4 KB columns) and a row block of A (2048
+     * rows: 16 KB), both of ld 8192; sgemm's row block of A (2048 rows: 8 KB) */
+    CHECKF(mbc_pin_pack(512, 8192, 8192, 8, -1, 0) && mbc_pin_pack(512, 8192, 8192, 8, -1, 1),
+          "4 KB columns: packed on one GPU and in a split");
+    CHECKF(mbc_pin_pack(2048, 6144, 8192, 8, -1, 0) && !mbc_pin_pack(2048, 6144, 8192, 8, -1, 1),
+          "16 KB columns: packed on one GPU, DMA'd in a split");
+    CHECKF(mbc_pin_pack(2048, 6144, 8192, 4, -1, 0) && !mbc_pin_pack(2048, 6144, 8192, 4, -1, 1),
+          "8 KB columns: packed on one GPU, DMA'd in a split");
+    CHECKF(!mbc_pin_pack(4096, 6144, 8192, 8, -1, 0), "32 KB columns: DMA'd on one GPU");
+    CHECKF(mbc_pin_pack(4095, 6144, 8192, 8, -1, 0), "just under 32 KB: packed on one GPU");
+    /* contiguous (rows == ld) or one column: always DMA'd, whatever the threshold */
+    CHECKF(!mbc_pin_pack(512, 8192, 512, 8, -1, 0) && !mbc_pin_pack(512, 8192, 512, 8, 1 << 20, 1),
+          "contiguous piece packed");
+    CHECKF(!mbc_pin_pack(100, 1, 8192, 8, 1 << 20, 0), "one column packed");
+    /* a set threshold applies to one GPU and to splits alike; 0 packs nothing */
+    CHECKF(mbc_pin_pack(2048, 10, 4096, 8, 64, 1) && !mbc_pin_pack(8192, 10, 9000, 8, 64, 0),
+          "pin_row_kb=64");
+    CHECKF(!mbc_pin_pack(1, 10, 4096, 4, 0, 0) && !mbc_pin_pack(1, 10, 4096, 4, 0, 1), "pin_row_kb=0");
+}
+
 int main(void) {
     test_vec();
+    test_pin_pack();
     int64_t pc[65];
     /* panels like the one-GPU schedule's: nb wide, the last ones halving */
     int splits = 0, total = 0;

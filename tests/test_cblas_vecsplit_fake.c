@@ -128,10 +128,6 @@ cudaError_t mbc_h2d_vec(mbc_state *s, char *dd, const char *x0, int64_t inc, int
     (void)s, (void)dd, (void)x0, (void)inc, (void)n, (void)kind;
     return cudaErrorNotSupported;
 }
-int mbc_pin_packs(int64_t rows, int64_t cols, int64_t lds, size_t e, int split) {
-    (void)rows, (void)cols, (void)lds, (void)e, (void)split;
-    return 0;
-}
 cudaError_t mbc_h2d_2d(mbc_state *s, char *dd, int64_t ldd, const char *hs, int64_t lds,
                        int64_t rows, int64_t cols, int kind) {
     (void)s, (void)dd, (void)ldd, (void)hs, (void)lds, (void)rows, (void)cols, (void)kind;

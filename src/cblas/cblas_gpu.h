@@ -57,7 +57,7 @@ typedef struct mbc_state {
     cudaEvent_t ev_in, ev_comp;
     cudaEvent_t ev_caller; /* the caller's default-stream work, waited for by s_comp */
     size_t chunk_bytes;
-    int split; /* the call in flight is a share of a gemm split over GPUs (mbc_pin_packs) */
+    int split; /* the call in flight is a share of a gemm split over GPUs (mbc_pin_pack) */
     void *in_chunk[NIN];
     cudaEvent_t in_ev[NIN];
     int in_next;
@@ -120,12 +120,8 @@ size_t mbc_chunk_size(size_t bytes);
 /* Device buffer slot i (0..2) of at least `bytes` (grow-only; one retry after freeing the
  * cache). A slot is handed out at most once per call. */
 cudaError_t mbc_dbuf(mbc_state *s, int i, size_t bytes, char **p);
-/* Whether a pinned rows x cols source (ld lds) is better packed into the in chunks than
- * DMA'd from place: several columns, not contiguous, each shorter than pin_row_kb. split: the
- * call is a share of a gemm split over several GPUs. */
-int mbc_pin_packs(int64_t rows, int64_t cols, int64_t lds, size_t e, int split);
 /* Host rows x cols (ld lds) -> device (ld ldd), queued on s_in; pageable sources, and pinned
- * ones that mbc_pin_packs where the in chunks exist, packed into the in chunks by the host
+ * ones that mbc_pin_pack picks where the in chunks exist, packed into the in chunks by the host
  * first (kind: MBC_HOST or MBC_PINNED). */
 cudaError_t mbc_h2d_2d(mbc_state *s, char *dd, int64_t ldd, const char *hs, int64_t lds,
                        int64_t rows, int64_t cols, int kind);

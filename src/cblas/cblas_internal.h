@@ -65,7 +65,7 @@ typedef struct mbc_config {
     int copy_threads;       /* copy_threads=: host threads packing staging buffers */
     int64_t pin_row_kb;     /* pin_row_kb=: pinned inputs whose columns are shorter (KB) are
                                packed into the staging chunks, not DMA'd from place (-1:
-                               automatic, mbc_pin_packs; 0: never) */
+                               automatic, mbc_pin_pack; 0: never) */
     int64_t split_cols;     /* split_cols=: several GPUs: the least columns of C per device,
                                any volume (-1: automatic, mgpu_plan.h) */
     int64_t split_vec;      /* split_vec=: several GPUs: the least elements of a reduction's

@@ -259,7 +259,7 @@ int mbc_config_read(mbc_config *cfg, const char *(*get)(const char *name), long 
     cfg->chunk_max = (size_t)16 << 20;
     /* every core, at most 16: the copy pool does not wait for descheduled threads */
     cfg->copy_threads = ncpu > 16 ? 16 : (ncpu > 0 ? (int)ncpu : 1);
-    cfg->pin_row_kb = -1; /* automatic: mbc_pin_packs */
+    cfg->pin_row_kb = -1; /* automatic: mbc_pin_pack */
     cfg->test_fail_gemm = -1;
     cfg->test_fail_dev = -1;
     cfg->test_fail_reduce = -1;

@@ -311,7 +311,7 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const gemm_job *
     if (j->a_staged) elems = max64(max64(elems, j->mb * kr), m * j->ks);
     if (j->c_back) elems = max64(elems, m * nb);
     size_t need = mbc_chunk_size((size_t)elems * e);
-    /* (a pinned operand's pieces may be packed too: mbc_pin_packs) */
+    /* (a pinned operand's pieces may be packed too: mbc_pin_pack) */
     int any_pageable = (j->a_staged && (g->a_kind == MBC_HOST || mbc_cfg.pin_row_kb != 0)) ||
                        (j->b_staged && (g->b_kind == MBC_HOST || mbc_cfg.pin_row_kb != 0)) ||
                        (j->c_back && !j->direct && (g->c_kind == MBC_HOST || j->c_in));

@@ -111,3 +111,8 @@ double mbc_vec_combine(const double *r, int64_t npieces) {
     for (int64_t p = 1; p < npieces; ++p) s += r[p];
     return s;
 }
+
+int mbc_pin_pack(int64_t rows, int64_t cols, int64_t lds, size_t e, int64_t kb, int split) {
+    if (kb < 0) kb = split ? 8 : 32;
+    return cols > 1 && rows < lds && (double)rows * (double)e < 1024.0 * (double)kb;
+}

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The split of a staged gemm over several GPUs, and the pieces of a reduction on pinned host
- * vectors (pure C, no CUDA; tests/test_cblas_split_cpu.c).
+ * The split of a staged gemm over several GPUs, the pieces of a reduction on pinned host
+ * vectors, and which pinned pieces are packed rather than DMA'd (pure C, no CUDA;
+ * tests/test_cblas_split_cpu.c).
  *
  * The one-GPU schedule (gpu_gemm.c) cuts C into column panels pc[0] = 0 < pc[1] < ... <
  * pc[npan] = n. The first `head` panels (those below the last of A's row blocks) are computed
@@ -14,6 +15,7 @@
 #ifndef MBC_MGPU_PLAN_H
 #define MBC_MGPU_PLAN_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define MBC_SPLIT_MAX 64 /* devices of one split (MBC_MAX_DEVICES) */
@@ -81,5 +83,16 @@ void mbc_vec_piece(const mbc_vec_plan *vp, int64_t p, int64_t *start, int64_t *l
 /* The result from the piece results r[0 .. npieces): added in double in piece order, from
  * r[0] (one piece: its result exactly). The float routines round this once, to float. */
 double mbc_vec_combine(const double *r, int64_t npieces);
+
+/* Whether a pinned rows x cols piece (leading dimension lds, elements of e bytes) is packed
+ * into the staging chunks rather than DMA'd from where it is: several columns, not
+ * contiguous, each shorter than kb KB (the tuning key pin_row_kb; 0: never). kb < 0, the
+ * default: 32 on one GPU, 8 for a share of a gemm split over several GPUs (split). A 2D DMA
+ * from pinned memory moves columns of 1-4 KB at 50-60% of the link's speed and of 8-16 KB at
+ * 90% (perf/sweep/dma2d_probe.cu). One GPU has the copy threads to itself: dgemm 8192 on one
+ * H100 took 29.6 ms with columns under 32 KB packed, 33.0 under 8 KB, 36.3 with none; the
+ * shares of a split draw on the same copy threads: sgemm 8192 on two H100s took 13.7 ms with
+ * columns under 8 KB packed, 21.8 under 32 KB (perf/results/h100x2/pin-row.txt). */
+int mbc_pin_pack(int64_t rows, int64_t cols, int64_t lds, size_t e, int64_t kb, int split);
 
 #endif

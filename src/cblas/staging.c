@@ -13,6 +13,7 @@
 #include <string.h>
 #include "cblas_gpu.h"
 #include "copypool.h"
+#include "mgpu_plan.h"
 
 /* ------------------------------------------------------------------ host copies */
 
@@ -170,24 +171,14 @@ cudaError_t mbc_dbuf(mbc_state *s, int i, size_t bytes, char **p) {
     return cudaSuccess;
 }
 
-/* pin_row_kb automatic: a 2D DMA from pinned memory moves columns of 1-4 KB at 50-60% of the
- * link's speed, of 8-16 KB at 90% (perf/sweep/dma2d_probe.cu). One GPU: columns under 32 KB
- * are packed (dgemm 8192 on one H100: 29.6 ms, under 8 KB only 33.0, none 36.3); a share of a
- * split gemm: under 8 KB, as the shares draw on the same copy threads (sgemm 8192 on 2 H100s:
- * 13.7 ms, under 32 KB 21.8; perf/results/h100x2/pin-row.txt). */
-int mbc_pin_packs(int64_t rows, int64_t cols, int64_t lds, size_t e, int split) {
-    int64_t kb = mbc_cfg.pin_row_kb < 0 ? (split ? 8 : 32) : mbc_cfg.pin_row_kb;
-    return cols > 1 && rows < lds && (double)rows * (double)e < 1024.0 * (double)kb;
-}
-
-/* Pageable sources, and pinned ones with short columns (mbc_pin_packs) where the in chunks
+/* Pageable sources, and pinned ones with short columns (mbc_pin_pack) where the in chunks
  * exist, are packed into the in chunks by the host first; this returns when the last piece is
  * queued. Other pinned sources are DMA'd from where they are. */
 cudaError_t mbc_h2d_2d(mbc_state *s, char *dd, int64_t ldd, const char *hs, int64_t lds,
                           int64_t rows, int64_t cols, int kind) {
     size_t e = s->elem;
     if (rows <= 0 || cols <= 0) return cudaSuccess;
-    if (kind == MBC_PINNED && (s->chunk_bytes == 0 || !mbc_pin_packs(rows, cols, lds, e, s->split)))
+    if (kind == MBC_PINNED && (s->chunk_bytes == 0 || !mbc_pin_pack(rows, cols, lds, e, mbc_cfg.pin_row_kb, s->split)))
         return cudaMemcpy2DAsync(dd, (size_t)ldd * e, hs, (size_t)lds * e, (size_t)rows * e,
                                  (size_t)cols, cudaMemcpyHostToDevice, s->s_in);
     int64_t cap = (int64_t)(s->chunk_bytes / e);
