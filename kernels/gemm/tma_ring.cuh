@@ -7,9 +7,9 @@
  * "full" mbarrier (expect_tx: the stage's bytes) says it landed and an "empty" mbarrier (one
  * arrival per consumer warp) says it was read. Here: the shared-memory size, the mbarrier and
  * TMA PTX wrappers, one stage's copies, setmaxnreg, the consumers' named barrier, the block's
- * set-up, the producer loop and the kernels' common start (device); the driver's tensor-map encoder, the maps, TMA
- * eligibility, aligned copies of operands TMA cannot copy, and the launch of a rung's kernel
- * through rung 14's plan (host). A rung's
+ * set-up, the producer loop and the kernels' common start (device); the driver's tensor-map
+ * encoder, the maps, TMA eligibility, aligned copies of operands TMA cannot copy, and the
+ * launch of a rung's kernel through rung 14's plan (host). A rung's
  * kernel has the signature of tm_kernel_fn and is named to the launcher by a class template
  * K<AKC, BKC, SPLIT, CHECK> with a static fn() returning it.
  */

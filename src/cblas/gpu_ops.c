@@ -268,8 +268,8 @@ int mbc_gpu_omatcopy(int dbl, int trans, int64_t rows, int64_t cols, double alph
     s->split = 0;
     int64_t b_lead = trans ? cols : rows, b_other = trans ? rows : cols;
     int b_direct = b_kind == MBC_PINNED;
-    int staged = a_kind == MBC_HOST || (b_kind != MBC_DEVICE && !b_direct) ||
-                 (a_kind == MBC_PINNED && mbc_pin_pack(rows, cols, lda, e, mbc_cfg.pin_row_kb, 0));
+    int a_packs = a_kind == MBC_PINNED && mbc_pin_pack(rows, cols, lda, e, mbc_cfg.pin_row_kb, 0);
+    int staged = a_kind == MBC_HOST || a_packs || (b_kind != MBC_DEVICE && !b_direct);
     size_t need = mbc_chunk_size((size_t)rows * (size_t)cols * e);
     if (staged) err = mbc_ensure_chunks(s, need);
     if (err == cudaSuccess && (a_kind == MBC_DEVICE || b_kind == MBC_DEVICE))
