@@ -499,6 +499,7 @@ static void share_on_device(split_call *c, int i) {
     mbc_state *s = f.s;
     s->prog.done_col = c->geo->pc[plo];
     s->ntev = -1;
+    if (mbc_cfg.verbose >= 2) mbc_trace_begin(s); /* this share's trace, as on one GPU */
     miniblas_status_t st = MINIBLAS_STATUS_SUCCESS;
     const char *what = "gemm";
     int pinned = pin_rung(s, g);
@@ -507,6 +508,8 @@ static void share_on_device(split_call *c, int i) {
     mbc_pool_wait = 0;
     char detail[300];
     gemm_done(s, g, pinned, err, st, detail, sizeof detail, c->geo->pc[plo], &r->prog);
+    if (mbc_cfg.verbose >= 2)
+        mbc_trace_gemm(s, g, err != cudaSuccess || st != MINIBLAS_STATUS_SUCCESS);
     r->peer = s->tr.peer;
     r->rc = mbc_frame_leave_detail(&f, err, st, what, detail);
 }

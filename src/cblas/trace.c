@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Tracing (MINIBLAS_CBLAS_VERBOSE=2 and 3): where the time of one GPU gemm went. The host side
+ * Tracing (MINIBLAS_CBLAS_VERBOSE=2 and 3): where the time of one GPU gemm went (of each
+ * device's share, when the gemm is split over several; lines name the device). The host side
  * from clock readings around the packing, unpacking and waits (mbc_trace in the state); the GPU
  * side from events recorded on the compute stream at the call's start and around each gemm.
  */
@@ -37,11 +38,11 @@ void mbc_trace_gemm(mbc_state *s, const mbc_gemm *g, int failed) {
     double other = total - t->pack[0] - t->pack[1] - t->pack[2] - t->unpack - t->wait_in -
                    t->wait_out;
     const char *rung = miniblas_last_rung(s->h, g->dbl ? MINIBLAS_OP_DGEMM : MINIBLAS_OP_SGEMM);
-    mbc_notice("%cgemm trace m=%lld n=%lld k=%lld (col-major) rung %s, %lld panels of %lld, %lld "
-               "A blocks, %lld k-slabs of %lld: pack A %.2f B %.2f C %.2f, unpack C %.2f, wait "
-               "in %.2f out %.2f, other %.2f; first gemm at %.2f, inputs packed at %.2f, total "
-               "%.2f ms%s",
-               g->dbl ? 'd' : 's', (long long)g->m, (long long)g->n, (long long)g->k,
+    mbc_notice("%cgemm trace m=%lld n=%lld k=%lld (col-major) device %d rung %s, %lld panels of "
+               "%lld, %lld A blocks, %lld k-slabs of %lld: pack A %.2f B %.2f C %.2f, unpack C "
+               "%.2f, wait in %.2f out %.2f, other %.2f; first gemm at %.2f, inputs packed at "
+               "%.2f, total %.2f ms%s",
+               g->dbl ? 'd' : 's', (long long)g->m, (long long)g->n, (long long)g->k, s->device,
                rung && rung[0] ? rung : "-", (long long)t->geo[0], (long long)t->geo[1],
                (long long)t->geo[2], (long long)t->geo[3], (long long)t->geo[4], t->pack[0],
                t->pack[1], t->pack[2], t->unpack,
@@ -63,9 +64,9 @@ void mbc_trace_gemm(mbc_state *s, const mbc_gemm *g, int failed) {
         busy += b - a;
         prev = last = b;
     }
-    mbc_notice("%cgemm trace GPU: %d gemms from %.2f to %.2f ms: running %.2f, idle between "
+    mbc_notice("%cgemm trace GPU %d: %d gemms from %.2f to %.2f ms: running %.2f, idle between "
                "them %.2f (first starts %.2f ms after it was queued)",
-               g->dbl ? 'd' : 's', s->ntev / 2, first, last, busy, idle, lead);
+               g->dbl ? 'd' : 's', s->device, s->ntev / 2, first, last, busy, idle, lead);
     if (mbc_cfg.verbose >= 3)
         for (int i = 0; i + 1 < s->ntev; i += 2) {
             float a = 0, b = 0;
