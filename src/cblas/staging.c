@@ -178,7 +178,8 @@ cudaError_t mbc_h2d_2d(mbc_state *s, char *dd, int64_t ldd, const char *hs, int6
                           int64_t rows, int64_t cols, int kind) {
     size_t e = s->elem;
     if (rows <= 0 || cols <= 0) return cudaSuccess;
-    if (kind == MBC_PINNED && (s->chunk_bytes == 0 || !mbc_pin_pack(rows, cols, lds, e, mbc_cfg.pin_row_kb, s->split)))
+    if (kind == MBC_PINNED &&
+        (s->chunk_bytes == 0 || !mbc_pin_pack(rows, cols, lds, e, mbc_cfg.pin_row_kb, s->split)))
         return cudaMemcpy2DAsync(dd, (size_t)ldd * e, hs, (size_t)lds * e, (size_t)rows * e,
                                  (size_t)cols, cudaMemcpyHostToDevice, s->s_in);
     int64_t cap = (int64_t)(s->chunk_bytes / e);
