@@ -27,7 +27,7 @@
  * packing). */
 #define NOUT 3
 #define NPEV 32 /* events marking gemm panels complete (a ring; see panel_done) */
-#define NTEV 128 /* MINIBLAS_CBLAS_VERBOSE=2: timing events, one before and one after each gemm */
+#define NTEV 512 /* MINIBLAS_CBLAS_VERBOSE=2: timing events, one before and one after each gemm */
 #define MB (1024 * 1024)
 
 typedef struct mbc_pending {

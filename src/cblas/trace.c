@@ -25,10 +25,9 @@ void mbc_trace_begin(mbc_state *s) {
 }
 void mbc_trace_mark(mbc_state *s) {
     if (s->ntev < 0) return;
-    if (s->ntev < NTEV && cudaEventRecord(s->tev[s->ntev], s->s_comp) == cudaSuccess)
-        ++s->ntev;
-    else
-        s->ntev = -1; /* too many gemms (or a failure): no GPU trace for this call */
+    if (s->ntev >= NTEV) s->ntev = -2; /* too many gemms: no GPU trace for this call */
+    else if (cudaEventRecord(s->tev[s->ntev], s->s_comp) == cudaSuccess) ++s->ntev;
+    else s->ntev = -1;
 }
 
 /* One line per call with MINIBLAS_CBLAS_VERBOSE=2: where the host's time went. */
@@ -50,6 +49,9 @@ void mbc_trace_gemm(mbc_state *s, const mbc_gemm *g, int failed) {
                failed ? " (failed)" : "");
     /* GPU side, from the call's start event: when the gemms ran, how long they took, and how
      * long the GPU waited between them (for inputs: each gemm waits for the copies before it). */
+    if (s->ntev == -2)
+        mbc_notice("%cgemm trace GPU %d: not traced (more than %d gemms)", g->dbl ? 'd' : 's',
+                   s->device, NTEV / 2);
     if (failed || s->ntev < 2) return;
     double busy = 0, idle = 0, first = 0, last = 0, prev = 0, lead = 0;
     for (int i = 0; i + 1 < s->ntev; i += 2) {
