@@ -4,7 +4,8 @@
 # values (exit 2 naming the program and the value), an unwritable output file refused before
 # anything runs, and an end-to-end result file from miniblas-cblas-bench --dry-run-cpu (the
 # CPU BLAS against the layer's CPU path) validated by tests/bench_schema_check.py and compared
-# with itself by perf/compare.py (all SAME).
+# with itself by perf/compare.py (all SAME); perf/spread.py and perf/cblas_compare.py on
+# files made up here, a dry run's output and committed results.
 #   tests/bench_tools_test.sh BUILD_DIR SOURCE_DIR PYTHON
 set -uo pipefail
 build=$1 src=$2 py=$3
@@ -98,8 +99,29 @@ EOF'
   check "compare.py keeps the device sets apart (no row missing, each set listed)" \
     '"$py" "$src/perf/compare.py" "$t/d.json" "$t/d.json" >"$t/dcmp" && ! grep -q "missing in" "$t/dcmp" &&
      grep -q "sgemm 48x48x48 col mbc devices=0,1" "$t/dcmp" && grep -q "sgemm 48x48x48 col mbc devices=0 " "$t/dcmp"'
+  check "cblas_compare.py: a run against itself, both device sets, no change" \
+    '"$py" "$src/perf/cblas_compare.py" "$t/dlog" "$t/dlog" x y >"$t/cc" &&
+     grep -Eq "^\| sgemm \| pageable \| 48 \| 2 \| [0-9.]+ \| [0-9.]+ \| \+0\.0% \|$" "$t/cc" &&
+     grep -Eq "^\| sgemm \| pageable \| 48 \| 1 \|" "$t/cc" && ! grep -v "+0.0%" "$t/cc" | grep -q "^| sgemm"'
   check "compare.py: a cblas result file from before memory existed matches pageable rows" \
     '"$py" -c "import json,sys; d=json.load(open(sys.argv[1])); [r.pop(\"memory\") for r in d[\"results\"]]; json.dump(d,open(sys.argv[2],\"w\"))" "$t/a.json" "$t/old.json" &&
      "$py" "$src/perf/compare.py" "$t/old.json" "$t/a.json" >"$t/ocmp" && ! grep -q "missing in" "$t/ocmp"'
 fi
+# the spread of rows over several runs (perf/spread.py) and two cblas runs side by side
+# (perf/cblas_compare.py), on files made up here and on committed results
+hdr="op,shape,trans,inc,rung,reference,time_us,ratio_cublas,status"
+printf '%s\n%s\n%s\n' "$hdr" "sgemm,64x64x64,NN,0,cublas,1,10,1,ok" "sgemm,64x64x64,NN,0,auto,0,5,2.0,ok" >"$t/s1.csv"
+printf '%s\n%s\n' "$hdr" "sgemm,64x64x64,NN,0,auto,0,8,1.25,ok" >"$t/s2.csv"
+printf '%s\n%s\n' "$hdr" "sgemm,64x64x64,NN,0,auto,0,0,,WRONG" >"$t/s3.csv"
+check "spread.py: lowest, median, highest over the runs; a row not ok counted" \
+  '"$py" "$src/perf/spread.py" "$t/s1.csv" "$t/s2.csv" "$t/s3.csv" >"$t/sp" &&
+   grep -Eq "^sgemm +64x64x64 +NN +auto +1\.25 +1\.62 +2\.00 +2  \(1 not ok\)$" "$t/sp" && ! grep -q cublas "$t/sp"'
+kdir=$src/perf/results/h100x4/kslab
+if [ -f "$kdir/default.txt" ]; then
+  check "cblas_compare.py on committed results" \
+    '"$py" "$src/perf/cblas_compare.py" "$kdir/default.txt" "$kdir/kslab2048.txt" >"$t/kc" &&
+     grep -qx "| sgemm | pinned | 16384 | 1 | 118.7 | 120.7 | +1.7% |" "$t/kc" && [ "$(grep -c "^| [sd]gemm" "$t/kc")" = 12 ]'
+fi
+check "cblas_compare.py: a file without the summary is refused" \
+  '! "$py" "$src/perf/cblas_compare.py" "$t/s1.csv" "$t/s1.csv" >/dev/null 2>&1'
 exit $fail
