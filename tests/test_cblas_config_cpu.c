@@ -282,6 +282,9 @@ static void test_library(const char *self) {
     for (const char *p = err; *p; ++p) lines += *p == '\n';
     CHECKF(lines == 2 && strstr(err, "MINIBLAS_CBLAS_MIN_DOT=lots") && strstr(err, "bogus"),
           "library child: want one line for each of the 2 bad settings, got %d:\n%s", lines, err);
+    CHECKF(strstr(err, "(keys: panel, kslab, nslab, chunk_mb, copy_threads, pin_row_kb, split_cols, "
+                       "split_vec; e.g."),
+           "the unknown key's line lists every key:\n%s", err);
 }
 
 int main(int argc, char **argv) {

@@ -204,11 +204,13 @@ static int read_tuning(mbc_config *cfg, const char *v, FILE *err) {
                 if (!strcmp(item, g_tuning[i].name)) s = &g_tuning[i];
         }
         if (!s) {
-            if (err)
-                fprintf(err, "miniblas_cblas: MINIBLAS_CBLAS_TUNING: ignoring '%s%s%s' (keys: "
-                             "panel, kslab, nslab, chunk_mb, copy_threads, pin_row_kb, split_cols, "
-                             "split_vec; e.g. panel=2048,chunk_mb=16)\n",
+            if (err) {
+                fprintf(err, "miniblas_cblas: MINIBLAS_CBLAS_TUNING: ignoring '%s%s%s' (keys:",
                         item, eq ? "=" : "", eq ? eq + 1 : "");
+                for (size_t i = 0; i < COUNT(g_tuning); ++i)
+                    fprintf(err, "%s %s", i ? "," : "", g_tuning[i].name);
+                fprintf(err, "; e.g. panel=2048,chunk_mb=16)\n");
+            }
             ++lines;
             continue;
         }
