@@ -69,6 +69,7 @@ static void defaults_equal(const mbc_config *c, const char *what) {
     CHECKF(c->chunk_max == (size_t)16 << 20, "%s: chunk %zu", what, c->chunk_max);
     CHECKF(c->copy_threads == 8, "%s: copy_threads %d (8 cores)", what, c->copy_threads);
     CHECKF(c->pin_row_kb == -1, "%s: pin_row_kb %lld", what, (long long)c->pin_row_kb);
+    CHECKF(c->row_gemm_k == -1, "%s: row_gemm_k %lld", what, (long long)c->row_gemm_k);
     CHECKF(c->test_fail_gemm == -1 && c->test_fail_dev == -1, "%s: test_fail_gemm %lld@%d", what,
           (long long)c->test_fail_gemm, c->test_fail_dev);
     CHECKF(c->split_cols == -1, "%s: split_cols %lld", what, (long long)c->split_cols);
@@ -110,7 +111,7 @@ static void test_good(void) {
                          "MINIBLAS_CBLAS_MIN_OMATCOPY=1",
                          "MINIBLAS_CBLAS_VERBOSE=3",
                          "MINIBLAS_CBLAS_PTR_CHECK=0",
-                         "MINIBLAS_CBLAS_TUNING=panel=2048,kslab=off,nslab=64,chunk_mb=4096,copy_threads=3,pin_row_kb=0,split_cols=4096,split_vec=12345",
+                         "MINIBLAS_CBLAS_TUNING=panel=2048,kslab=off,nslab=64,chunk_mb=4096,copy_threads=3,pin_row_kb=0,row_gemm_k=off,split_cols=4096,split_vec=12345",
                          "MINIBLAS_CBLAS_TEST_FAIL_GEMM=7",
                          "MINIBLAS_CBLAS_TEST_FAIL_REDUCE=2@1",
                          NULL};
@@ -136,19 +137,21 @@ static void test_good(void) {
           (long long)c.test_fail_gemm, c.test_fail_dev);
     CHECKF(c.split_cols == 4096, "split_cols %lld", (long long)c.split_cols);
     CHECKF(c.pin_row_kb == 0, "pin_row_kb %lld", (long long)c.pin_row_kb);
+    CHECKF(c.row_gemm_k == 0, "row_gemm_k %lld", (long long)c.row_gemm_k);
     CHECKF(c.split_vec == 12345, "split_vec %lld", (long long)c.split_vec);
     CHECKF(c.test_fail_reduce == 2 && c.test_fail_reduce_dev == 1, "test_fail_reduce %lld@%d",
           (long long)c.test_fail_reduce, c.test_fail_reduce_dev);
 
     const char *env2[] = {"MINIBLAS_CBLAS_DEVICE=3", "MINIBLAS_CBLAS_GPU=yes",
-                          "MINIBLAS_CBLAS_TUNING=kslab=512,panel=auto,,chunk_mb=1,pin_row_kb=1024", NULL};
+                          "MINIBLAS_CBLAS_TUNING=kslab=512,panel=auto,,chunk_mb=1,pin_row_kb=1024,row_gemm_k=12", NULL};
     CHECKF(read_env(env2, &c, out, sizeof out) == 0, "alias: lines\n%s", out);
     CHECKF(c.device == 3 && c.ndevices == 1, "MINIBLAS_CBLAS_DEVICE=3: device %d (%d listed)", c.device,
           c.ndevices);
     CHECKF(c.gpu_enabled == 1 && c.kslab == 512 && c.panel == 0 && c.chunk_max == (size_t)1 << 20 &&
-              c.pin_row_kb == 1024,
-          "gpu %d kslab %lld panel %lld chunk %zu pin_row_kb %lld", c.gpu_enabled,
-          (long long)c.kslab, (long long)c.panel, c.chunk_max, (long long)c.pin_row_kb);
+              c.pin_row_kb == 1024 && c.row_gemm_k == 12,
+          "gpu %d kslab %lld panel %lld chunk %zu pin_row_kb %lld row_gemm_k %lld", c.gpu_enabled,
+          (long long)c.kslab, (long long)c.panel, c.chunk_max, (long long)c.pin_row_kb,
+          (long long)c.row_gemm_k);
 
     const char *env4[] = {"MINIBLAS_CBLAS_TEST_FAIL_GEMM=5@1", "MINIBLAS_CBLAS_TEST_FAIL_REDUCE=0",
                           "MINIBLAS_CBLAS_TUNING=split_cols=auto,split_vec=auto", NULL};
@@ -212,6 +215,7 @@ static void test_bad(void) {
     one_bad("MINIBLAS_CBLAS_TUNING=pin_row_kb=never", "pin_row_kb");
     one_bad("MINIBLAS_CBLAS_TUNING=pin_row_kb=1048577", "pin_row_kb");
     one_bad("MINIBLAS_CBLAS_TUNING=kslab=-3", "kslab");
+    one_bad("MINIBLAS_CBLAS_TUNING=row_gemm_k=-1", "row_gemm_k");
     /* settings no longer read: named, with what replaces them */
     one_bad("MINIBLAS_CBLAS_PANEL=96", "MINIBLAS_CBLAS_TUNING=panel");
     one_bad("MINIBLAS_CBLAS_STREAM_STORES=1", "MINIBLAS_CBLAS_STREAM_STORES");
@@ -282,7 +286,7 @@ static void test_library(const char *self) {
     for (const char *p = err; *p; ++p) lines += *p == '\n';
     CHECKF(lines == 2 && strstr(err, "MINIBLAS_CBLAS_MIN_DOT=lots") && strstr(err, "bogus"),
           "library child: want one line for each of the 2 bad settings, got %d:\n%s", lines, err);
-    CHECKF(strstr(err, "(keys: panel, kslab, nslab, chunk_mb, copy_threads, pin_row_kb, split_cols, "
+    CHECKF(strstr(err, "(keys: panel, kslab, nslab, chunk_mb, copy_threads, pin_row_kb, row_gemm_k, split_cols, "
                        "split_vec; e.g."),
            "the unknown key's line lists every key:\n%s", err);
 }

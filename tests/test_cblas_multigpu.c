@@ -11,7 +11,9 @@
  *     other}, beta == 0 over NaN, operands in pageable and in pinned (cudaMallocHost) memory,
  *     the Fortran entry point, 4 host threads calling at once (one spread call at a time,
  *     the others on the first device alone); MINIBLAS_CBLAS_TUNING=panel=64,kslab=16,
- *     split_cols=1 makes these sizes split into many panels, A row blocks and phase-1 k-slabs;
+ *     split_cols=1 makes these sizes split into many panels, A row blocks and phase-1 k-slabs,
+ *     and row_gemm_k=12 computes the wider panels after the first ones by row blocks of A
+ *     (the narrower ones over all rows);
  *   - MINIBLAS_CBLAS_DEVICES=0, =0,1, =all and unset give bitwise the same C for every call,
  *     and the lists of two or more devices really split (the verbose line "over N devices");
  *     where the second GPU can read the first's memory, pageable A really goes from one to
@@ -466,7 +468,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < 4; ++i) {
         snprintf(files[i], sizeof files[i], "%s/c%d.bin", dir, i);
         snprintf(devenv[i], sizeof devenv[i], "MINIBLAS_CBLAS_DEVICES=%s", lists[i]);
-        const char *env[] = {devenv[i], "MINIBLAS_CBLAS_TUNING=panel=64,kslab=16,split_cols=1,split_vec=1",
+        const char *env[] = {devenv[i], "MINIBLAS_CBLAS_TUNING=panel=64,kslab=16,split_cols=1,split_vec=1,row_gemm_k=12",
                              "MINIBLAS_CBLAS_VERBOSE=2", "MINIBLAS_CBLAS_TEST_FAIL_GEMM=",
                              "MINIBLAS_CBLAS_TEST_FAIL_REDUCE=", NULL};
         int st = run_child(self, files[i], env);

@@ -66,6 +66,9 @@ typedef struct mbc_config {
     int64_t pin_row_kb;     /* pin_row_kb=: pinned inputs whose columns are shorter (KB) are
                                packed into the staging chunks, not DMA'd from place (-1:
                                automatic, mbc_pin_pack; 0: never) */
+    int64_t row_gemm_k;     /* row_gemm_k=: a gemm panel after the first ones is computed per
+                               row block of A where a block's product has this many K
+                               elements of C (-1: automatic, MBC_ROW_GEMM_K; 0: never) */
     int64_t split_cols;     /* split_cols=: several GPUs: the least columns of C per device,
                                any volume (-1: automatic, mgpu_plan.h) */
     int64_t split_vec;      /* split_vec=: several GPUs: the least elements of a reduction's

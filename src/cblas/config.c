@@ -146,6 +146,7 @@ static const setting g_tuning[] = {
     {"chunk_mb", V_INT, F64(chunk_max), 1, 4096, 0, "1 to 4096"},
     {"copy_threads", V_INT, F32(copy_threads), 1, 1024, 0, "1 to 1024"},
     {"pin_row_kb", V_AUTO, F64(pin_row_kb), 1, 1 << 20, -1, "auto, off or a length in KB"},
+    {"row_gemm_k", V_AUTO, F64(row_gemm_k), 1, (int64_t)1 << 40, -1, "auto, off or a size in K elements"},
     {"split_cols", V_AUTO, F64(split_cols), 1, (int64_t)1 << 31, -1, "auto or a width in columns"},
     {"split_vec", V_AUTO, F64(split_vec), 1, INT64_MAX, -1, "auto or a length in elements"},
 };
@@ -262,6 +263,7 @@ int mbc_config_read(mbc_config *cfg, const char *(*get)(const char *name), long 
     /* every core, at most 16: the copy pool does not wait for descheduled threads */
     cfg->copy_threads = ncpu > 16 ? 16 : (ncpu > 0 ? (int)ncpu : 1);
     cfg->pin_row_kb = -1; /* automatic: mbc_pin_pack */
+    cfg->row_gemm_k = -1; /* automatic: MBC_ROW_GEMM_K */
     cfg->test_fail_gemm = -1;
     cfg->test_fail_dev = -1;
     cfg->test_fail_reduce = -1;

@@ -275,16 +275,28 @@ static cudaError_t stage_panel(mbc_state *s, const gemm_job *j, int64_t p, int64
     return err;
 }
 
-/* Panel p's one gemm over all rows and the rest of k (a share after the first), and its
- * copy back. */
-static cudaError_t panel_gemm(mbc_state *s, gemm_job *j, int64_t p, int64_t k1, double beta,
-                              const char **what, miniblas_status_t *st) {
-    *what = "gemm";
-    cudaError_t err = queue_gemm(s, j, 0, j->g->m, j->pc[p], j->pc[p + 1] - j->pc[p], k1,
-                                 j->g->k - k1, beta, st);
-    if (err != cudaSuccess || *st != MINIBLAS_STATUS_SUCCESS) return err;
-    *what = "copy from the GPU";
-    return panel_done(s, j);
+/* Phase 2 of a panel after the first ones (in the one-GPU schedule: staged once all of A is
+ * across): one gemm over all rows, or one per row block of A where a block's product has at
+ * least MBC_ROW_GEMM_K K elements of C (tuning key row_gemm_k). *Why:* a later device of a
+ * split gemm, whose panels all come after the first ones, can then start its products over
+ * the rest of k once A's first row block is across instead of all of A; one GPU runs the
+ * same gemms (the geometry does not depend on the number of devices). */
+#define MBC_ROW_GEMM_K 8192 /* 8M elements: about four waves of 128x128 tiles on an H100 */
+static int by_rows(const gemm_job *j, int64_t p) {
+    int64_t t = mbc_cfg.row_gemm_k < 0 ? MBC_ROW_GEMM_K : mbc_cfg.row_gemm_k;
+    return t > 0 && j->nblk > 1 && j->mb * (j->pc[p + 1] - j->pc[p]) >= t * 1024;
+}
+
+/* Phase 2 of panel p over k1..k: by rows, the gemms of A's row blocks [b0, b1); else the one
+ * gemm over all rows. */
+static cudaError_t rows_gemm(mbc_state *s, gemm_job *j, int64_t p, int64_t b0, int64_t b1,
+                             int64_t k1, double beta, miniblas_status_t *st) {
+    const int64_t m = j->g->m, c0 = j->pc[p], nc = j->pc[p + 1] - c0, kr = j->g->k - k1;
+    if (!by_rows(j, p)) return queue_gemm(s, j, 0, m, c0, nc, k1, kr, beta, st);
+    cudaError_t err = cudaSuccess;
+    for (int64_t b = b0; b < b1 && err == cudaSuccess && *st == MINIBLAS_STATUS_SUCCESS; ++b)
+        err = queue_gemm(s, j, b * j->mb, min64(j->mb, m - b * j->mb), c0, nc, k1, kr, beta, st);
+    return err;
 }
 
 /* The staged gemm of panels [plo, phi) of C (all of them: the one-GPU schedule; a share of a
@@ -372,30 +384,39 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const gemm_job *
     double beta2 = k1 > 0 ? 1.0 : g->beta;
     int64_t sa = 0, sb = 0; /* row blocks / panels across */
     if (plo > 0) {
-        /* A share after the first (plo >= nblk - 1: mgpu_plan.h): each of its panels has, in
-         * the one-GPU schedule, one gemm of its own over all rows, queued once all of A is
-         * across; the same gemm here. A taken from the first device comes as that device
-         * stages it: this share's B (and C) panels are staged first, then A, then the gemms. */
-        *what = "copy to the GPU";
-        for (; !take && sa < j->nblk; ++sa)
-            if ((err = stage_a(s, j, feed, 0, 0, (int)(j->nslab + sa), sa * j->mb,
-                               min64(j->mb, m - sa * j->mb), k1, kr)) != cudaSuccess)
-                return err;
-        for (sb = plo; sb < phi; ++sb) {
+        /* A share after the first (plo >= nblk - 1: mgpu_plan.h): its panels come after the
+         * first ones, so each has, in the one-GPU schedule, its gemms over A's row blocks or
+         * one over all rows (rows_gemm); the same gemms here, each queued once its A and B are
+         * across. A and B go across alternately while the next panel is computed by rows,
+         * else A first; A taken from the first device comes as that device stages it, so
+         * this share's B (and C) panels are staged first then. */
+        for (sb = plo; sa < j->nblk || sb < phi;) {
             *what = "copy to the GPU";
-            if ((err = stage_panel(s, j, sb, k1)) != cudaSuccess) return err;
-            if (!take && ((err = panel_gemm(s, j, sb, k1, beta2, what, st)) != cudaSuccess ||
-                          *st != MINIBLAS_STATUS_SUCCESS))
-                return err;
+            if (sa < j->nblk &&
+                (take ? sb == phi : sb == phi || !by_rows(j, sb) || sa <= sb - plo)) {
+                if ((err = stage_a(s, j, feed, 0, take, (int)(j->nslab + sa), sa * j->mb,
+                                   min64(j->mb, m - sa * j->mb), k1, kr)) != cudaSuccess)
+                    return err;
+                ++sa;
+                *what = "gemm";
+                for (int64_t p = plo; p < sb; ++p)
+                    if ((by_rows(j, p) || sa == j->nblk) &&
+                        ((err = rows_gemm(s, j, p, sa - 1, sa, k1, beta2, st)) != cudaSuccess ||
+                         *st != MINIBLAS_STATUS_SUCCESS))
+                        return err;
+            } else {
+                if ((err = stage_panel(s, j, sb, k1)) != cudaSuccess) return err;
+                ++sb;
+                *what = "gemm";
+                if ((by_rows(j, sb - 1) || sa == j->nblk) &&
+                    ((err = rows_gemm(s, j, sb - 1, 0, sa, k1, beta2, st)) != cudaSuccess ||
+                     *st != MINIBLAS_STATUS_SUCCESS))
+                    return err;
+            }
+            *what = "copy from the GPU";
+            while (sa == j->nblk && j->ready < sb) /* with all of A across, panels < sb are done */
+                if ((err = panel_done(s, j)) != cudaSuccess) return err;
         }
-        for (; take && sa < j->nblk; ++sa)
-            if ((err = stage_a(s, j, feed, 0, 1, (int)(j->nslab + sa), sa * j->mb,
-                               min64(j->mb, m - sa * j->mb), k1, kr)) != cudaSuccess)
-                return err;
-        for (int64_t p = plo; take && p < phi; ++p)
-            if ((err = panel_gemm(s, j, p, k1, beta2, what, st)) != cudaSuccess ||
-                *st != MINIBLAS_STATUS_SUCCESS)
-                return err;
     }
     /* The one-GPU schedule; the first share stops after panel phi - 1 (phi >= nblk - 1: the
      * gemms of its panels are those of the one-GPU schedule). */
@@ -417,11 +438,12 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const gemm_job *
             *what = "copy to the GPU";
             if ((err = stage_panel(s, j, sb, k1)) != cudaSuccess) return err;
             ++sb;
-            if (sa > 0) {
-                *what = "gemm";
-                err = queue_gemm(s, j, 0, min64(m, sa * j->mb), c0, nc, k1, kr, beta2, st);
-                if (err != cudaSuccess || *st != MINIBLAS_STATUS_SUCCESS) return err;
-            }
+            *what = "gemm";
+            err = sa == j->nblk ? rows_gemm(s, j, sb - 1, 0, sa, k1, beta2, st)
+                  : sa > 0      ? queue_gemm(s, j, 0, min64(m, sa * j->mb), c0, nc, k1, kr,
+                                             beta2, st)
+                                : cudaSuccess;
+            if (err != cudaSuccess || *st != MINIBLAS_STATUS_SUCCESS) return err;
         }
         *what = "copy from the GPU";
         while (sa == j->nblk && j->ready < sb) /* with all of A across, panels < sb are done */
