@@ -398,12 +398,15 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const gemm_job *
                                    min64(j->mb, m - sa * j->mb), k1, kr)) != cudaSuccess)
                     return err;
                 ++sa;
-                *what = "gemm";
-                for (int64_t p = plo; p < sb; ++p)
+                for (int64_t p = plo; p < sb; ++p) { /* with the last block: panel p done */
+                    *what = "gemm";
                     if ((by_rows(j, p) || sa == j->nblk) &&
                         ((err = rows_gemm(s, j, p, sa - 1, sa, k1, beta2, st)) != cudaSuccess ||
                          *st != MINIBLAS_STATUS_SUCCESS))
                         return err;
+                    *what = "copy from the GPU";
+                    if (sa == j->nblk && (err = panel_done(s, j)) != cudaSuccess) return err;
+                }
             } else {
                 if ((err = stage_panel(s, j, sb, k1)) != cudaSuccess) return err;
                 ++sb;
