@@ -17,7 +17,9 @@
  *   - MINIBLAS_CBLAS_DEVICES=0, =0,1, =all and unset give bitwise the same C for every call,
  *     and the lists of two or more devices really split (the verbose line "over N devices");
  *     where the second GPU can read the first's memory, pageable A really goes from one to
- *     the other ("A copied between devices");
+ *     the other ("A copied between devices"), and where each can read the other's, pinned A
+ *     goes across in parts, one from each ("A in parts from every device"); with
+ *     MINIBLAS_CBLAS_TUNING=...,a_parts=off (each device DMAs all of pinned A) too;
  *   - a list naming a GPU that does not exist: one clear line at initialisation, every call
  *     still right (on the CPU BLAS);
  *   - one GPU made to fail after some of its gemms (MINIBLAS_CBLAS_TEST_FAIL_GEMM=N@P, the
@@ -484,6 +486,11 @@ int main(int argc, char **argv) {
                 CHECKF(count(g_err, "A copied between devices") >= 5,
                        "DEVICES=0,1: A copied between the GPUs in only %d calls",
                        count(g_err, "A copied between devices"));
+            int back = 0; /* pinned A: in parts where each reads the other's memory */
+            if (peer && cudaDeviceCanAccessPeer(&back, 0, 1) == cudaSuccess && back)
+                CHECKF(count(g_err, "A in parts from every device") >= 5,
+                       "DEVICES=0,1: pinned A in parts in only %d calls",
+                       count(g_err, "A in parts from every device"));
         }
         else
             CHECKF(splitn >= 20, "DEVICES=%s: only %d calls split over %d devices", lists[i], splitn, ndev);
@@ -505,6 +512,25 @@ int main(int argc, char **argv) {
                 CHECKF(count(g_err, any) == 0, "DEVICES=%s: %s n=%lld (%s) split", lists[i], rname(c),
                       (long long)c->n, c->px && (!c->dot || c->py) ? "pinned" : "pageable");
         }
+    }
+
+    /* pinned A DMA'd whole by each device (a_parts=off): split, and the same C */
+    {
+        char f[256];
+        snprintf(f, sizeof f, "%s/whole.bin", dir);
+        const char *env[] = {"MINIBLAS_CBLAS_DEVICES=0,1",
+                             "MINIBLAS_CBLAS_TUNING=panel=64,kslab=16,split_cols=1,split_vec=1,row_gemm_k=12,a_parts=off",
+                             "MINIBLAS_CBLAS_VERBOSE=2", "MINIBLAS_CBLAS_TEST_FAIL_GEMM=",
+                             "MINIBLAS_CBLAS_TEST_FAIL_REDUCE=", NULL};
+        int st = run_child(self, f, env);
+        CHECKF(WIFEXITED(st) && WEXITSTATUS(st) == 0, "a_parts=off: status 0x%x; stderr tail:\n%.2000s", st,
+              g_err + (strlen(g_err) > 2000 ? strlen(g_err) - 2000 : 0));
+        CHECKF(count(g_err, "over 2 devices") >= 20, "a_parts=off: only %d calls split over 2 devices",
+              count(g_err, "over 2 devices"));
+        CHECKF(count(g_err, "A in parts") == 0, "a_parts=off: %d calls with A in parts",
+              count(g_err, "A in parts"));
+        CHECKF(same_file(files[0], f), "a_parts=off: C differs from DEVICES=0");
+        unlink(f);
     }
 
     /* the default least share of a split reduction: just below and above it */

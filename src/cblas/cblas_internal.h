@@ -73,6 +73,9 @@ typedef struct mbc_config {
                                any volume (-1: automatic, mgpu_plan.h) */
     int64_t split_vec;      /* split_vec=: several GPUs: the least elements of a reduction's
                                vectors per device (-1: automatic, mgpu_plan.h) */
+    int64_t a_parts;        /* a_parts=: several GPUs, pinned A: each device DMAs a part of
+                               each piece of A and copies the rest from the others (-1:
+                               automatic, on; 0: each DMAs all of A) */
     /* tests only */
     int64_t test_fail_gemm; /* MINIBLAS_CBLAS_TEST_FAIL_GEMM=N[@P]: a staged gemm fails after
                                N of its GPU gemms; -1: off */
