@@ -93,7 +93,7 @@ static cudaError_t stage_a_part(mbc_state *s, const gemm_job *j, const a_src *sr
     mbc_feed *f = &src->feeds[i];
     if (i != src->me && mbc_peer_ready(f->dev, s->device) && mbc_feed_wait(f, piece) &&
         ++s->tr.peer) /* A stored transposed: (q, r) */
-        return mbc_feed_copy(f, piece, s->s_in, s->device, (char *)j->d.A, j->d.lda,
+        return mbc_feed_copy(f, piece, s->s_peer, s->device, (char *)j->d.A, j->d.lda,
                              g->ta ? q0 : r0, g->ta ? nk : nr, g->ta ? r0 : q0, g->ta ? nr : nk,
                              j->e);
     cudaError_t err = stage(s, 0, j->d.A, j->d.lda, g->A, g->lda, g->ta, r0, nr, q0, nk, g->a_kind);
