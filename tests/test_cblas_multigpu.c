@@ -14,10 +14,14 @@
  *     split_cols=1 makes these sizes split into many panels, A row blocks and phase-1 k-slabs,
  *     and row_gemm_k=12 computes the wider panels after the first ones by row blocks of A
  *     (the narrower ones over all rows);
+ *   - s/d omatcopy on pinned A and B (both layouts, N and T, padded leading dimensions):
+ *     B exactly alpha op(A), the padding untouched, split over every device listed;
  *   - MINIBLAS_CBLAS_DEVICES=0, =0,1, =all and unset give bitwise the same C for every call,
  *     and the lists of two or more devices really split (the verbose line "over N devices");
  *     where the second GPU can read the first's memory, pageable A really goes from one to
- *     the other ("A copied between devices");
+ *     the other ("A copied between devices"), and where each can read the other's, pinned A
+ *     goes across in parts, one from each ("A in parts from every device"); with
+ *     MINIBLAS_CBLAS_TUNING=...,a_parts=off (each device DMAs all of pinned A) too;
  *   - a list naming a GPU that does not exist: one clear line at initialisation, every call
  *     still right (on the CPU BLAS);
  *   - one GPU made to fail after some of its gemms (MINIBLAS_CBLAS_TEST_FAIL_GEMM=N@P, the
@@ -195,6 +199,7 @@ static void *thread_run(void *p) {
 }
 
 static int run_reds(FILE *out, int thr);
+static int run_oms(FILE *out);
 
 /* The fixed list of calls: the same in every child (fixed seeds). */
 static int run_all(const char *path) {
@@ -247,9 +252,69 @@ static int run_all(const char *path) {
         if (tc[t].buf) fwrite(tc[t].buf, 1, tc[t].len, out), free(tc[t].buf);
     }
     printf("%d calls, %s\n", ncase, ok ? "all right" : "SOME WRONG");
+    ok &= run_oms(out);
     ok &= run_reds(out, 0);
     fclose(out);
     return ok ? 0 : 1;
+}
+
+/* ------------------------------------------------------------------ omatcopy */
+
+/* somatcopy / domatcopy on pinned A and B (split over the devices listed where each gets
+ * split_vec elements of A: any share in the identity children), both layouts, N and T, padded
+ * leading dimensions: B against alpha op(A) exactly, the padding untouched; B (padding too)
+ * appended to out. Returns 1 when all are right. */
+static const int64_t g_om[][2] = {{300, 517}, {517, 300}, {3, 1}};
+#define NOM (sizeof g_om / sizeof g_om[0])
+static int run_oms(FILE *out) {
+    int ok = 1;
+    for (int dbl = 0; dbl < 2; ++dbl)
+        for (int row = 0; row < 2; ++row)
+            for (int t = 0; t < 2; ++t)
+                for (size_t s = 0; s < NOM; ++s) {
+                    size_t e = dbl ? sizeof(double) : sizeof(float);
+                    int64_t rows = g_om[s][0], cols = g_om[s][1];
+                    /* stored (contiguous x strided) in the caller's layout */
+                    int64_t a_in = row ? cols : rows, a_out = row ? rows : cols;
+                    int64_t b_in = t ? a_out : a_in, b_out = t ? a_in : a_out; /* B = op(A) */
+                    int64_t lda = a_in + 3, ldb = b_in + 2;
+                    char *a = alloc((size_t)(lda * a_out) * e, 1), *b = alloc((size_t)(ldb * b_out) * e, 1);
+                    uint64_t rs = (uint64_t)(1000 * s + 10 * t + row + 7 * dbl + 1);
+                    for (int64_t i = 0; i < lda * a_out; ++i) {
+                        double v = drand(&rs);
+                        if (dbl) ((double *)a)[i] = v;
+                        else ((float *)a)[i] = (float)v;
+                    }
+                    memset(b, 0x5a, (size_t)(ldb * b_out) * e);
+                    enum CBLAS_ORDER ord = row ? CblasRowMajor : CblasColMajor;
+                    enum CBLAS_TRANSPOSE tr = t ? CblasTrans : CblasNoTrans;
+                    if (dbl) cblas_domatcopy(ord, tr, (blasint)rows, (blasint)cols, -1.5, (double *)a, (blasint)lda, (double *)b, (blasint)ldb);
+                    else cblas_somatcopy(ord, tr, (blasint)rows, (blasint)cols, -1.5f, (float *)a, (blasint)lda, (float *)b, (blasint)ldb);
+                    int64_t wrong = 0;
+                    for (int64_t j = 0; j < b_out; ++j)
+                        for (int64_t i = 0; i < ldb; ++i) {
+                            size_t at = (size_t)(i + j * ldb);
+                            if (i >= b_in) { /* padding */
+                                unsigned char z[8];
+                                memset(z, 0x5a, sizeof z);
+                                wrong += memcmp(b + at * e, z, e) != 0;
+                                continue;
+                            }
+                            /* stored element (i, j) of B: A's (j, i) transposed, else (i, j) */
+                            size_t src = (size_t)(t ? j + i * lda : i + j * lda);
+                            if (dbl) wrong += ((double *)b)[at] != -1.5 * ((double *)a)[src];
+                            else wrong += ((float *)b)[at] != -1.5f * ((float *)a)[src];
+                        }
+                    if (wrong) {
+                        printf("%comatcopy %s %c %lldx%lld: %lld elements wrong\n", dbl ? 'd' : 's',
+                               row ? "row" : "col", t ? 'T' : 'N', (long long)rows, (long long)cols,
+                               (long long)wrong);
+                        ok = 0;
+                    }
+                    fwrite(b, e, (size_t)(ldb * b_out), out);
+                    release(a, 1), release(b, 1);
+                }
+    return ok;
 }
 
 /* ------------------------------------------------------------------ reductions */
@@ -449,6 +514,14 @@ int main(int argc, char **argv) {
     if (argc > 2 && !strcmp(argv[1], "run")) return run_all(argv[2]);
     if (argc > 2 && !strcmp(argv[1], "red")) return run_reds_file(argv[2], 0);
     if (argc > 2 && !strcmp(argv[1], "thr")) return run_reds_file(argv[2], 1);
+    if (argc > 2 && !strcmp(argv[1], "om")) { /* omatcopy only */
+        miniblas_cblas_force_path(MINIBLAS_CBLAS_PATH_GPU);
+        FILE *out = fopen(argv[2], "wb");
+        if (!out) return 2;
+        int ok = run_oms(out);
+        fclose(out);
+        return ok ? 0 : 1;
+    }
     int ndev = 0;
     if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev < 2) {
         printf("test_cblas_multigpu: %d GPU(s), needs 2: skipped\n", ndev);
@@ -484,10 +557,24 @@ int main(int argc, char **argv) {
                 CHECKF(count(g_err, "A copied between devices") >= 5,
                        "DEVICES=0,1: A copied between the GPUs in only %d calls",
                        count(g_err, "A copied between devices"));
+            int back = 0; /* pinned A: in parts where each reads the other's memory */
+            if (peer && cudaDeviceCanAccessPeer(&back, 0, 1) == cudaSuccess && back)
+                CHECKF(count(g_err, "A in parts from every device") >= 5,
+                       "DEVICES=0,1: pinned A in parts in only %d calls",
+                       count(g_err, "A in parts from every device"));
         }
         else
             CHECKF(splitn >= 20, "DEVICES=%s: only %d calls split over %d devices", lists[i], splitn, ndev);
         if (i > 0) CHECKF(same_file(files[0], files[i]), "DEVICES=%s: C differs from DEVICES=0", lists[i]);
+        /* omatcopy on pinned memory: split over every device listed (both shapes, in either
+         * layout: 8 calls each; the 3 x 1 one only where its 3 columns allow) */
+        for (int sh = 0; i > 0 && sh < 2; ++sh) {
+            char line[96];
+            snprintf(line, sizeof line, "omatcopy rows=%d cols=%d over %d devices, 0 failed",
+                     sh ? 517 : 300, sh ? 300 : 517, i == 1 ? 2 : ndev);
+            CHECKF(count(g_err, line) == 8, "DEVICES=%s: %d lines '%s' (want 8)", lists[i],
+                   count(g_err, line), line);
+        }
         /* the reductions: pinned ones of two pieces or more split over every device listed
          * (as many as pieces), the others never */
         for (size_t r = 0; r < NRED; ++r) {
@@ -505,6 +592,25 @@ int main(int argc, char **argv) {
                 CHECKF(count(g_err, any) == 0, "DEVICES=%s: %s n=%lld (%s) split", lists[i], rname(c),
                       (long long)c->n, c->px && (!c->dot || c->py) ? "pinned" : "pageable");
         }
+    }
+
+    /* pinned A DMA'd whole by each device (a_parts=off): split, and the same C */
+    {
+        char f[256];
+        snprintf(f, sizeof f, "%s/whole.bin", dir);
+        const char *env[] = {"MINIBLAS_CBLAS_DEVICES=0,1",
+                             "MINIBLAS_CBLAS_TUNING=panel=64,kslab=16,split_cols=1,split_vec=1,row_gemm_k=12,a_parts=off",
+                             "MINIBLAS_CBLAS_VERBOSE=2", "MINIBLAS_CBLAS_TEST_FAIL_GEMM=",
+                             "MINIBLAS_CBLAS_TEST_FAIL_REDUCE=", NULL};
+        int st = run_child(self, f, env);
+        CHECKF(WIFEXITED(st) && WEXITSTATUS(st) == 0, "a_parts=off: status 0x%x; stderr tail:\n%.2000s", st,
+              g_err + (strlen(g_err) > 2000 ? strlen(g_err) - 2000 : 0));
+        CHECKF(count(g_err, "over 2 devices") >= 20, "a_parts=off: only %d calls split over 2 devices",
+              count(g_err, "over 2 devices"));
+        CHECKF(count(g_err, "A in parts") == 0, "a_parts=off: %d calls with A in parts",
+              count(g_err, "A in parts"));
+        CHECKF(same_file(files[0], f), "a_parts=off: C differs from DEVICES=0");
+        unlink(f);
     }
 
     /* the default least share of a split reduction: just below and above it */
@@ -544,6 +650,22 @@ int main(int argc, char **argv) {
                   count(g_err, rdev[i]), rdev[i], rmin[i]);
             unlink(f);
         }
+    }
+
+    /* a device failing during split omatcopys: B still right (the CPU BLAS redoes the call),
+     * the notice names the device */
+    {
+        char f[256];
+        snprintf(f, sizeof f, "%s/omfail.bin", dir);
+        const char *env[] = {"MINIBLAS_CBLAS_DEVICES=0,1", "MINIBLAS_CBLAS_TUNING=split_vec=1",
+                             "MINIBLAS_CBLAS_VERBOSE=1", "MINIBLAS_CBLAS_TEST_FAIL_GEMM=",
+                             "MINIBLAS_CBLAS_TEST_FAIL_REDUCE=0@1", NULL};
+        int st = run_child_mode(self, "om", f, env);
+        CHECKF(WIFEXITED(st) && WEXITSTATUS(st) == 0, "omatcopy, device 1 failing: status 0x%x; stderr tail:\n%.2000s",
+              st, g_err + (strlen(g_err) > 2000 ? strlen(g_err) - 2000 : 0));
+        CHECKF(count(g_err, "GPU failed (device 1:") >= 16, "omatcopy, device 1 failing: %d notices naming it (want >= 16)",
+              count(g_err, "GPU failed (device 1:"));
+        unlink(f);
     }
 
     /* a list naming a GPU that does not exist: one clear line, calls still right */

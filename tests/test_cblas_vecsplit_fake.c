@@ -128,16 +128,23 @@ cudaError_t mbc_h2d_vec(mbc_state *s, char *dd, const char *x0, int64_t inc, int
     (void)s, (void)dd, (void)x0, (void)inc, (void)n, (void)kind;
     return cudaErrorNotSupported;
 }
+/* omatcopy's copies (column by column; the source of a copy in must lie in the caller's A) */
 cudaError_t mbc_h2d_2d(mbc_state *s, char *dd, int64_t ldd, const char *hs, int64_t lds,
                        int64_t rows, int64_t cols, int kind) {
-    (void)s, (void)dd, (void)ldd, (void)hs, (void)lds, (void)rows, (void)cols, (void)kind;
-    return cudaErrorNotSupported;
+    (void)kind;
+    size_t e = s->elem;
+    for (int64_t j = 0; j < cols; ++j)
+        cudaMemcpyAsync(dd + (size_t)(j * ldd) * e, hs + (size_t)(j * lds) * e, (size_t)rows * e,
+                        cudaMemcpyHostToDevice, NULL);
+    return cudaSuccess;
 }
 cudaError_t mbc_d2h_2d(mbc_state *s, char *hd, int64_t ldh, const char *ds, int64_t ldd,
                        int64_t rows, int64_t cols, int direct, int64_t col_base) {
-    (void)s, (void)hd, (void)ldh, (void)ds, (void)ldd, (void)rows, (void)cols, (void)direct;
-    (void)col_base;
-    return cudaErrorNotSupported;
+    (void)direct, (void)col_base;
+    size_t e = s->elem;
+    for (int64_t j = 0; j < cols; ++j)
+        memcpy(hd + (size_t)(j * ldh) * e, ds + (size_t)(j * ldd) * e, (size_t)rows * e);
+    return cudaSuccess;
 }
 
 /* Share 0 on the calling thread, share i on a thread of its own. */
@@ -220,22 +227,19 @@ miniblas_status_t miniblas_ddot(miniblas_handle_t h, int64_t n, const double *x,
     (void)h, (void)n, (void)x, (void)incx, (void)y, (void)incy, (void)r;
     return MINIBLAS_STATUS_NOT_SUPPORTED;
 }
-miniblas_status_t miniblas_somatcopy(miniblas_handle_t h, miniblas_layout_t l,
-                                     miniblas_transpose_t t, int64_t rows, int64_t cols,
-                                     float alpha, const float *A, int64_t lda, float *B,
-                                     int64_t ldb) {
-    (void)h, (void)l, (void)t, (void)rows, (void)cols, (void)alpha, (void)A, (void)lda, (void)B;
-    (void)ldb;
-    return MINIBLAS_STATUS_NOT_SUPPORTED;
-}
-miniblas_status_t miniblas_domatcopy(miniblas_handle_t h, miniblas_layout_t l,
-                                     miniblas_transpose_t t, int64_t rows, int64_t cols,
-                                     double alpha, const double *A, int64_t lda, double *B,
-                                     int64_t ldb) {
-    (void)h, (void)l, (void)t, (void)rows, (void)cols, (void)alpha, (void)A, (void)lda, (void)B;
-    (void)ldb;
-    return MINIBLAS_STATUS_NOT_SUPPORTED;
-}
+/* The fake omatcopy (column-major): B = alpha op(A), element by element. */
+#define FAKE_OMATCOPY(T, name)                                                                   \
+    miniblas_status_t name(miniblas_handle_t h, miniblas_layout_t l, miniblas_transpose_t t,    \
+                           int64_t rows, int64_t cols, T alpha, const T *A, int64_t lda, T *B,  \
+                           int64_t ldb) {                                                       \
+        (void)h, (void)l;                                                                        \
+        for (int64_t j = 0; j < cols; ++j)                                                       \
+            for (int64_t i = 0; i < rows; ++i)                                                   \
+                B[t == MiniblasTrans ? j + i * ldb : i + j * ldb] = alpha * A[i + j * lda];      \
+        return MINIBLAS_STATUS_SUCCESS;                                                          \
+    }
+FAKE_OMATCOPY(float, miniblas_somatcopy)
+FAKE_OMATCOPY(double, miniblas_domatcopy)
 /* the failure hook asks for a rung that does not exist: refused, as the real handle does */
 miniblas_status_t miniblas_set_rung(miniblas_handle_t h, miniblas_op_t op, const char *name) {
     (void)h, (void)op, (void)name;
@@ -331,6 +335,101 @@ static void check_lengths(int dbl, int dot, int64_t n, const void *x, const void
           (long long)n, rc, r, r1, g_shares[0], g_shares[1]);
 }
 
+/* ------------------------------------------------------------------ omatcopy */
+
+/* B = alpha op(A) on pinned A and B through mbc_gpu_omatcopy on `ndev` devices listed: rc, the
+ * devices that ran a share, every element of B exactly alpha times its A element, the
+ * padding of B untouched. */
+static int om_call(int dbl, int trans, int64_t rows, int64_t cols, int ndev, int *used,
+                   char *msg, size_t msg_size) {
+    size_t e = dbl ? sizeof(double) : sizeof(float);
+    int64_t lda = rows + 3, brows = trans ? cols : rows, bcols = trans ? rows : cols;
+    int64_t ldb = brows + 2;
+    char *A = malloc((size_t)(lda * cols) * e), *B = malloc((size_t)(ldb * bcols) * e);
+    if (!A || !B) abort();
+    uint64_t rs = (uint64_t)(rows * 131 + cols) | 1;
+    for (int64_t i = 0; i < lda * cols; ++i) {
+        double v = drand(&rs);
+        if (dbl) ((double *)A)[i] = v;
+        else ((float *)A)[i] = (float)v;
+    }
+    memset(B, 0x5a, (size_t)(ldb * bcols) * e); /* poison, and the padding's sentinel */
+    const double alpha = -1.25;
+    mbc_cfg.nuse = ndev;
+    reset_seen(A, NULL, (size_t)(lda * cols) * e);
+    msg[0] = '\0';
+    int rc = mbc_gpu_omatcopy(dbl, trans, rows, cols, alpha, A, lda, MBC_PINNED, B, ldb,
+                              MBC_PINNED, msg, msg_size);
+    *used = 0;
+    for (int d = 0; d < NDEV; ++d) *used += g_shares[d] > 0;
+    int64_t wrong = 0, pad = 0;
+    for (int64_t j = 0; rc == 0 && j < bcols; ++j)
+        for (int64_t i = 0; i < ldb; ++i) {
+            size_t at = (size_t)(i + j * ldb);
+            if (i >= brows) { /* padding: still the sentinel */
+                unsigned char z[8];
+                memset(z, 0x5a, sizeof z);
+                pad += memcmp(B + at * e, z, e) != 0;
+                continue;
+            }
+            size_t src = (size_t)(trans ? j + i * lda : i + j * lda);
+            if (dbl) wrong += ((double *)B)[at] != alpha * ((double *)A)[src];
+            else wrong += ((float *)B)[at] != (float)alpha * ((float *)A)[src];
+        }
+    CHECKF(rc != 0 || (wrong == 0 && pad == 0 && !g_bad_copy),
+          "%comatcopy %c %lldx%lld on %d devices: %lld wrong, %lld padding written, copies from "
+          "elsewhere %d", dbl ? 'd' : 's', trans ? 'T' : 'N', (long long)rows, (long long)cols,
+          ndev, (long long)wrong, (long long)pad, g_bad_copy);
+    free(A), free(B);
+    return rc;
+}
+
+static void check_omatcopy(void) {
+    char msg[400];
+    int used;
+    /* any share (split_vec=1): as many devices as listed, at most one per column */
+    mbc_cfg.split_vec = 1;
+    static const int64_t shapes[][2] = {{37, 1000}, {1000, 37}, {5, 3}, {1, 7}, {64, 1}};
+    static const int ndevs[] = {1, 2, 3, 5};
+    for (int dbl = 0; dbl < 2; ++dbl)
+        for (int trans = 0; trans < 2; ++trans)
+            for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; ++k)
+                for (size_t d = 0; d < sizeof ndevs / sizeof ndevs[0]; ++d) {
+                    int64_t r = shapes[k][0], c = shapes[k][1];
+                    int want = ndevs[d] < c ? ndevs[d] : (int)c;
+                    int rc = om_call(dbl, trans, r, c, ndevs[d], &used, msg, sizeof msg);
+                    CHECKF(rc == 0 && used == want, "omatcopy %lldx%lld %c on %d devices: rc %d (%s), "
+                          "%d devices used, want %d", (long long)r, (long long)c, trans ? 'T' : 'N',
+                          ndevs[d], rc, msg, used, want);
+                }
+    /* the least share: split_vec elements of A per device */
+    mbc_cfg.split_vec = 1000;
+    static const struct { int64_t rows, cols; int devices; } thr[] = {
+        {37, 54, 1}, {37, 55, 2}, {100, 30, 3}, {100, 100, 4},
+    };
+    for (size_t k = 0; k < sizeof thr / sizeof thr[0]; ++k) {
+        int rc = om_call(0, 0, thr[k].rows, thr[k].cols, 4, &used, msg, sizeof msg);
+        CHECKF(rc == 0 && used == thr[k].devices, "omatcopy %lldx%lld, least share 1000: rc %d, %d "
+              "devices, want %d", (long long)thr[k].rows, (long long)thr[k].cols, rc, used,
+              thr[k].devices);
+    }
+    /* a device failing fails the call (B is only written: the entry point redoes it on the CPU) */
+    mbc_cfg.split_vec = 1;
+    mbc_cfg.test_fail_reduce = 0, mbc_cfg.test_fail_reduce_dev = 1;
+    int rc = om_call(1, 1, 37, 1000, 3, &used, msg, sizeof msg);
+    CHECKF(rc == -1 && strstr(msg, "device 1") != NULL, "omatcopy, device 1 failing: rc %d, msg '%s'",
+          rc, msg);
+    mbc_cfg.test_fail_reduce = -1, mbc_cfg.test_fail_reduce_dev = -1;
+    /* pageable B: one device, whatever is listed */
+    mbc_cfg.nuse = 3;
+    float a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {0};
+    reset_seen(a, NULL, sizeof a);
+    rc = mbc_gpu_omatcopy(0, 0, 2, 3, 2.0, a, 2, MBC_PINNED, b, 2, MBC_HOST, msg, sizeof msg);
+    used = 0;
+    for (int d = 0; d < NDEV; ++d) used += g_shares[d] > 0;
+    CHECKF(used == 1, "omatcopy with pageable B: %d devices used (rc %d)", used, rc);
+}
+
 int main(void) {
     mbc_config_read(&mbc_cfg, no_env, 1, stderr);
     mbc_cpu_load();
@@ -412,6 +511,8 @@ int main(void) {
     CHECKF(rc == 0 && isnan(r), "ddot with +Inf in piece 2 and -Inf in piece 3: %g", r);
     rc = call(1, 0, 4 * P + 1, xd, yd, 3, &r, msg, sizeof msg);
     CHECKF(rc == 0 && isinf(r) && r > 0, "dasum with +-Inf: %g", r);
+
+    check_omatcopy();
 
     free(xf), free(yf), free(xd), free(yd);
     for (int d = 0; d < NDEV; ++d)

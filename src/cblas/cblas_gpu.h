@@ -54,7 +54,8 @@ typedef struct mbc_state {
     int device;
     miniblas_handle_t h;
     cudaStream_t s_in, s_comp, s_out;
-    cudaEvent_t ev_in, ev_comp;
+    cudaStream_t s_peer; /* copies of A's pieces from other devices (mbc_feed_copy) */
+    cudaEvent_t ev_in, ev_comp, ev_peer;
     cudaEvent_t ev_caller; /* the caller's default-stream work, waited for by s_comp */
     size_t chunk_bytes;
     int split; /* the call in flight is a share of a gemm split over GPUs (mbc_pin_pack) */
@@ -108,7 +109,7 @@ int mbc_frame_leave_detail(mbc_frame *f, cudaError_t err, miniblas_status_t st,
 int mbc_frame_leave(mbc_frame *f, cudaError_t err, miniblas_status_t st, const char *what);
 cudaError_t mbc_sync_all(mbc_state *s);           /* the three streams */
 cudaError_t mbc_comp_after_caller(mbc_state *s);  /* s_comp after the caller's default stream */
-cudaError_t mbc_comp_after_in(mbc_state *s);      /* s_comp after what s_in has queued */
+cudaError_t mbc_comp_after_in(mbc_state *s);      /* s_comp after what s_in (and s_peer) queued */
 cudaError_t mbc_out_after_comp(mbc_state *s);     /* s_out after what s_comp has queued */
 
 /* ------------------------------------------------------------------ staging (staging.c) */

@@ -72,13 +72,18 @@ typedef struct mbc_config {
     int64_t split_cols;     /* split_cols=: several GPUs: the least columns of C per device,
                                any volume (-1: automatic, mgpu_plan.h) */
     int64_t split_vec;      /* split_vec=: several GPUs: the least elements of a reduction's
-                               vectors per device (-1: automatic, mgpu_plan.h) */
+                               vectors (of an omatcopy's A) per device (-1: automatic,
+                               mgpu_plan.h) */
+    int64_t a_parts;        /* a_parts=: several GPUs, pinned A: each device DMAs a part of
+                               each piece of A and copies the rest from the others (-1:
+                               automatic, on; 0: each DMAs all of A) */
     /* tests only */
     int64_t test_fail_gemm; /* MINIBLAS_CBLAS_TEST_FAIL_GEMM=N[@P]: a staged gemm fails after
                                N of its GPU gemms; -1: off */
     int test_fail_dev;      /* ...@P: only on the P-th device of the list (from 0); -1: every one */
     int64_t test_fail_reduce; /* MINIBLAS_CBLAS_TEST_FAIL_REDUCE=N[@P]: a reduction on pinned
-                                 vectors fails after N of its pieces on a device; -1: off */
+                                 vectors fails after N of its pieces on a device, an omatcopy
+                                 on the GPU at its piece (one per device); -1: off */
     int test_fail_reduce_dev; /* ...@P: as test_fail_dev */
     /* found at initialisation, not settings */
     int gpu;                /* 1: a usable GPU was found and MINIBLAS_CBLAS_GPU is not 0 */

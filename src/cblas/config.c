@@ -149,6 +149,7 @@ static const setting g_tuning[] = {
     {"row_gemm_k", V_AUTO, F64(row_gemm_k), 1, (int64_t)1 << 40, -1, "auto, off or a size in K elements"},
     {"split_cols", V_AUTO, F64(split_cols), 1, (int64_t)1 << 31, -1, "auto or a width in columns"},
     {"split_vec", V_AUTO, F64(split_vec), 1, INT64_MAX, -1, "auto or a length in elements"},
+    {"a_parts", V_AUTO, F64(a_parts), 1, 1, -1, "auto or off"},
 };
 
 /* Variables of the schedule that are now keys of MINIBLAS_CBLAS_TUNING or gone. */
@@ -264,6 +265,7 @@ int mbc_config_read(mbc_config *cfg, const char *(*get)(const char *name), long 
     cfg->copy_threads = ncpu > 16 ? 16 : (ncpu > 0 ? (int)ncpu : 1);
     cfg->pin_row_kb = -1; /* automatic: mbc_pin_pack */
     cfg->row_gemm_k = -1; /* automatic: MBC_ROW_GEMM_K */
+    cfg->a_parts = -1;    /* automatic: pinned A in parts over a split's devices */
     cfg->test_fail_gemm = -1;
     cfg->test_fail_dev = -1;
     cfg->test_fail_reduce = -1;

@@ -5,6 +5,7 @@
  * whole problem is pinned for every gemm of the call (pin_rung).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "cblas_gpu.h"
 #include "mgpu_plan.h"
@@ -62,20 +63,60 @@ static cudaError_t stage(mbc_state *s, int which, const void *d, int64_t ldd, co
     return mbc_h2d_2d(s, at(d, ldd, i0, j0, e), ldd, at(h, ldh, i0, j0, e), ldh, ni, nj, kind);
 }
 
-/* Rows [r0, r0+nr) x k-range [q0, q0+nk) of op(A) to the same place in A's device copy: piece
- * `piece` of the call. give: this device stages it from the host and publishes it to the
- * others (feed); take: this device copies it from the first device's copy once that has
- * published it, and stages it from the host only where it never will be. */
-static cudaError_t stage_a(mbc_state *s, const gemm_job *j, mbc_feed *feed, int give, int take,
-                           int piece, int64_t r0, int64_t nr, int64_t q0, int64_t nk) {
+/* Where a share of a split gemm gets A's pieces (NULL: from the host, as on one GPU):
+ * nfeed 1 (pageable A): the first device packs and stages each piece and publishes it in
+ * feeds[0]; the others copy it from there. nfeed = the devices (pinned A, tuning key
+ * a_parts): each piece is cut into nfeed parts along A's columns as stored; device i DMAs part
+ * i from the host and publishes it in feeds[i], and copies the other parts from the devices
+ * that staged them. *Why:* with pinned operands each device would otherwise DMA all of A over
+ * its own link, m k elements for its m w k multiply-adds; in parts it DMAs m k / nfeed, the
+ * rest comes over the links between the GPUs. */
+typedef struct a_src {
+    mbc_feed *feeds;
+    int nfeed, me;
+} a_src;
+
+/* Part i of src->nfeed of the piece rows [r0, r0+nr) x k-range [q0, q0+nk) of op(A) (a slice
+ * of the stored columns: the k range, or op(A)'s rows where A is stored transposed): from the
+ * host (this device's part, published; or a part whose device never publishes it or whose
+ * memory this device cannot read), else from the device that staged it. */
+static cudaError_t stage_a_part(mbc_state *s, const gemm_job *j, const a_src *src, int i,
+                                int piece, int64_t r0, int64_t nr, int64_t q0, int64_t nk) {
     const mbc_gemm *g = j->g;
-    if (!j->a_staged) return cudaSuccess;
-    if (take && mbc_feed_wait(feed, piece) && ++s->tr.peer) /* A stored transposed: (q, r) */
-        return mbc_feed_copy(feed, piece, s->s_in, s->device, (char *)j->d.A, j->d.lda,
+    int64_t c0 = g->ta ? r0 : q0, nc = g->ta ? nr : nk, n = src->nfeed;
+    int64_t lo = c0 + nc * i / n, hi = c0 + nc * (i + 1) / n;
+    if (lo >= hi) return cudaSuccess; /* an empty part: nobody publishes or waits for it */
+    if (g->ta)
+        r0 = lo, nr = hi - lo;
+    else
+        q0 = lo, nk = hi - lo;
+    mbc_feed *f = &src->feeds[i];
+    if (i != src->me && mbc_peer_ready(f->dev, s->device) && mbc_feed_wait(f, piece) &&
+        ++s->tr.peer) /* A stored transposed: (q, r) */
+        return mbc_feed_copy(f, piece, s->s_peer, s->device, (char *)j->d.A, j->d.lda,
                              g->ta ? q0 : r0, g->ta ? nk : nr, g->ta ? r0 : q0, g->ta ? nr : nk,
                              j->e);
     cudaError_t err = stage(s, 0, j->d.A, j->d.lda, g->A, g->lda, g->ta, r0, nr, q0, nk, g->a_kind);
-    if (err == cudaSuccess && give) err = mbc_feed_publish(feed, piece, j->d.A, s->s_in);
+    if (err == cudaSuccess && i == src->me) err = mbc_feed_publish(f, piece, j->d.A, s->s_in);
+    return err;
+}
+
+/* Rows [r0, r0+nr) x k-range [q0, q0+nk) of op(A) to the same place in A's device copy: piece
+ * `piece` of the call. With one feed, give: this device stages it from the host and publishes
+ * it to the others; take: this device copies it from the first device's copy once that has
+ * published it, and stages it from the host only where it never will be. In parts: this
+ * device's part first, then the others' (every device goes through the pieces in the same
+ * order and publishes its part of a piece before it waits for the others' parts of it: no
+ * device waits for one that waits for it). */
+static cudaError_t stage_a(mbc_state *s, const gemm_job *j, const a_src *src, int give, int take,
+                           int piece, int64_t r0, int64_t nr, int64_t q0, int64_t nk) {
+    if (!j->a_staged) return cudaSuccess;
+    if (!src || (src->nfeed == 1 && !give && !take))
+        return stage(s, 0, j->d.A, j->d.lda, j->g->A, j->g->lda, j->g->ta, r0, nr, q0, nk,
+                     j->g->a_kind);
+    cudaError_t err = cudaSuccess;
+    for (int t = 0; t < src->nfeed && err == cudaSuccess; ++t)
+        err = stage_a_part(s, j, src, (src->me + t) % src->nfeed, piece, r0, nr, q0, nk);
     return err;
 }
 
@@ -301,10 +342,9 @@ static cudaError_t rows_gemm(mbc_state *s, gemm_job *j, int64_t p, int64_t b0, i
 
 /* The staged gemm of panels [plo, phi) of C (all of them: the one-GPU schedule; a share of a
  * multi-device gemm otherwise, see gemm_split), with the geometry `geo` (plan_geometry).
- * feed: A's pieces shared by the devices of a split (the first share gives, the others take
- * where they can read the first device's memory); NULL: each stages A itself. */
+ * src: where a share of a split gets A's pieces (a_src); NULL: from the host. */
 static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const gemm_job *geo,
-                               int64_t plo, int64_t phi, mbc_feed *feed, const char **what,
+                               int64_t plo, int64_t phi, const a_src *src, const char **what,
                                miniblas_status_t *st) {
     size_t e = s->elem;
     int64_t m = g->m, n = g->n, k = g->k;
@@ -352,10 +392,13 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const gemm_job *
     }
     s->out_rows = m;
 
-    /* A's pieces: phase 1's slabs 0 .. nslab - 1, then phase 2's row blocks. A share that
-     * takes them from the first device stages its own B first (host work while it waits). */
-    int give = feed && plo == 0;
-    int take = feed && plo > 0 && mbc_peer_ready(feed->dev, s->device);
+    /* A's pieces: phase 1's slabs 0 .. nslab - 1, then phase 2's row blocks. With one feed
+     * (a_src), a share that takes them from the first device stages its own B first (host
+     * work while it waits); in parts, every share stages its part of a piece where it would
+     * stage the whole piece itself. */
+    int one = src && src->nfeed == 1;
+    int give = one && plo == 0;
+    int take = one && plo > 0 && mbc_peer_ready(src->feeds[0].dev, s->device);
 
     /* Phase 1: rank-ks updates of the panels [plo, phi) of C, each as soon as its slabs of A
      * and B are across; one gemm per panel, so that a share on another device runs exactly
@@ -364,12 +407,12 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const gemm_job *
     for (int64_t sl = 0; sl < j->nslab; ++sl) {
         int64_t q0 = sl * j->ks;
         *what = "copy to the GPU";
-        if (!take && (err = stage_a(s, j, feed, give, 0, (int)sl, 0, m, q0, j->ks)) != cudaSuccess)
+        if (!take && (err = stage_a(s, j, src, give, 0, (int)sl, 0, m, q0, j->ks)) != cudaSuccess)
             return err;
         if (j->b_staged && (err = stage(s, 1, j->d.B, j->d.ldb, g->B, g->ldb, g->tb, q0, j->ks,
                                         c_lo, c_hi - c_lo, g->b_kind)) != cudaSuccess)
             return err;
-        if (take && (err = stage_a(s, j, feed, 0, 1, (int)sl, 0, m, q0, j->ks)) != cudaSuccess)
+        if (take && (err = stage_a(s, j, src, 0, 1, (int)sl, 0, m, q0, j->ks)) != cudaSuccess)
             return err;
         *what = "gemm";
         for (int64_t p = plo; p < phi; ++p) {
@@ -394,7 +437,7 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const gemm_job *
             *what = "copy to the GPU";
             if (sa < j->nblk &&
                 (take ? sb == phi : sb == phi || !by_rows(j, sb) || sa <= sb - plo)) {
-                if ((err = stage_a(s, j, feed, 0, take, (int)(j->nslab + sa), sa * j->mb,
+                if ((err = stage_a(s, j, src, 0, take, (int)(j->nslab + sa), sa * j->mb,
                                    min64(j->mb, m - sa * j->mb), k1, kr)) != cudaSuccess)
                     return err;
                 ++sa;
@@ -427,7 +470,7 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const gemm_job *
         if (sa < j->nblk && (sa <= sb || sb == phi)) {
             int64_t r0 = sa * j->mb, nr = min64(j->mb, m - r0);
             *what = "copy to the GPU";
-            if ((err = stage_a(s, j, feed, give, 0, (int)(j->nslab + sa), r0, nr, k1, kr)) !=
+            if ((err = stage_a(s, j, src, give, 0, (int)(j->nslab + sa), r0, nr, k1, kr)) !=
                 cudaSuccess)
                 return err;
             ++sa;
@@ -479,7 +522,7 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const gemm_job *
  * (the same name on identical GPUs). A rung's result for an element depends only on these
  * (its split-K and last-wave choices follow the gemm's shape and the GPU's SM count), so each
  * element of C is computed by the same arithmetic in the same order as on one GPU. The GPUs
- * must be of one model (same SM count). The price: every device stages all of A.
+ * must be of one model (same SM count). The price: every device needs all of A on it.
  *
  * A share that fails (out of memory, an error) leaves its columns of the caller's C final up
  * to its progress and untouched beyond (pinned C with beta == 0: the whole share is
@@ -487,7 +530,7 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const gemm_job *
  */
 typedef struct split_share {
     int rc;
-    int64_t peer; /* pieces of A it copied from the first device */
+    int64_t peer; /* pieces (or parts) of A it copied from another device */
     mbc_progress prog;
     char msg[300];
 } split_share;
@@ -496,18 +539,19 @@ typedef struct split_call {
     const mbc_gemm *g;
     const gemm_job *geo;
     const mbc_split *sp;
-    mbc_feed *feed; /* pageable A: staged by the first device, copied from it by the others */
+    mbc_feed *feeds; /* A's pieces between the devices (a_src) */
+    int nfeed;       /* 0: none; 1: pageable A; the devices: in parts */
     split_share sh[MBC_SPLIT_MAX];
 } split_call;
 
 static void share_on_device(split_call *c, int i);
 
-/* Share i on device use[i] (run by mbc_mgpu_run on the share's thread); the first share's
- * end, whatever its outcome, tells the others that no more of A will come from it. */
+/* Share i on device use[i] (run by mbc_mgpu_run on the share's thread); its end, whatever
+ * its outcome, tells the others that no more of A will come from it. */
 static void run_share(void *ctx, int i) {
     split_call *c = ctx;
     share_on_device(c, i);
-    if (i == 0 && c->feed) mbc_feed_close(c->feed);
+    if (i < c->nfeed) mbc_feed_close(&c->feeds[i]);
 }
 
 static void share_on_device(split_call *c, int i) {
@@ -529,7 +573,8 @@ static void share_on_device(split_call *c, int i) {
     const char *what = "gemm";
     int pinned = pin_rung(s, g);
     mbc_pool_wait = 1;
-    cudaError_t err = gemm_staged(s, g, c->geo, plo, phi, c->feed, &what, &st);
+    a_src src = {c->feeds, c->nfeed, i};
+    cudaError_t err = gemm_staged(s, g, c->geo, plo, phi, c->nfeed ? &src : NULL, &what, &st);
     mbc_pool_wait = 0;
     char detail[300];
     gemm_done(s, g, pinned, err, st, detail, sizeof detail, c->geo->pc[plo], &r->prog);
@@ -566,12 +611,15 @@ static int cpu_columns(const mbc_gemm *g, int64_t c0, int64_t r0, int64_t c1) {
 static int gemm_split(const mbc_gemm *g, const gemm_job *geo, const mbc_split *sp,
                       mbc_progress *prog, char *msg, size_t msg_size) {
     split_call c;
-    mbc_feed feed;
-    c.g = g, c.geo = geo, c.sp = sp, c.feed = NULL;
-    if (geo->a_staged && g->a_kind == MBC_HOST) /* pinned A: each device DMAs it itself */
-        mbc_feed_init(c.feed = &feed, mbc_cfg.use[0]);
+    c.g = g, c.geo = geo, c.sp = sp, c.nfeed = 0;
+    if (geo->a_staged) /* pageable A: packed once; pinned: in parts, unless a_parts=off */
+        c.nfeed = g->a_kind == MBC_HOST ? 1 : mbc_cfg.a_parts != 0 ? sp->ndev : 0;
+    if (c.nfeed && !(c.feeds = calloc((size_t)c.nfeed, sizeof *c.feeds)))
+        c.nfeed = 0; /* each device stages all of A itself */
+    for (int i = 0; i < c.nfeed; ++i) mbc_feed_init(&c.feeds[i], mbc_cfg.use[i]);
     int busy = mbc_mgpu_run(sp->ndev, run_share, &c);
-    if (c.feed) mbc_feed_destroy(c.feed);
+    for (int i = 0; i < c.nfeed; ++i) mbc_feed_destroy(&c.feeds[i]);
+    if (c.nfeed) free(c.feeds);
     if (busy) return 1;
     int rc = 0, failed = 0;
     for (int i = 0; i < sp->ndev; ++i) {
@@ -595,7 +643,7 @@ static int gemm_split(const mbc_gemm *g, const gemm_job *geo, const mbc_split *s
     if (mbc_cfg.verbose >= 2)
         mbc_notice("gemm m=%lld n=%lld k=%lld over %d devices, %d failed%s", (long long)g->m,
                    (long long)g->n, (long long)g->k, sp->ndev, failed,
-                   peer ? ", A copied between devices" : "");
+                   !peer ? "" : c.nfeed > 1 ? ", A in parts from every device" : ", A copied between devices");
     return rc;
 }
 

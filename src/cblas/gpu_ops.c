@@ -255,12 +255,14 @@ int mbc_gpu_dot(int dbl, int64_t n, const void *x, int64_t incx, int x_kind, con
 
 /* ------------------------------------------------------------------ omatcopy */
 
-int mbc_gpu_omatcopy(int dbl, int trans, int64_t rows, int64_t cols, double alpha,
-                     const void *A, int64_t lda, int a_kind, void *B, int64_t ldb, int b_kind,
-                     char *msg, size_t msg_size) {
+/* Columns of A (rows x cols, col-major; B = alpha op(A)) on `device`, in one frame: A across
+ * (DMA from pinned memory, or through the staging buffers), the native omatcopy, B back. */
+static int om_part(int dbl, int trans, int64_t rows, int64_t cols, double alpha, const void *A,
+                   int64_t lda, int a_kind, void *B, int64_t ldb, int b_kind, int device,
+                   char *msg, size_t msg_size) {
     size_t e = dbl ? sizeof(double) : sizeof(float);
     mbc_frame f;
-    if (mbc_frame_enter(&f, e, msg, msg_size)) return -1;
+    if (mbc_frame_enter_dev(&f, device, e, msg, msg_size)) return -1;
     mbc_state *s = f.s;
     miniblas_status_t st = MINIBLAS_STATUS_SUCCESS;
     cudaError_t err = cudaSuccess;
@@ -292,10 +294,16 @@ int mbc_gpu_omatcopy(int dbl, int trans, int64_t rows, int64_t cols, double alph
     if (err == cudaSuccess) {
         what = "omatcopy";
         miniblas_transpose_t t = trans ? MiniblasTrans : MiniblasNoTrans;
-        st = dbl ? miniblas_domatcopy(s->h, MiniblasColMajor, t, rows, cols, alpha,
-                                      (const double *)dA, ldA, (double *)dB, ldB)
-                 : miniblas_somatcopy(s->h, MiniblasColMajor, t, rows, cols, (float)alpha,
-                                      (const float *)dA, ldA, (float *)dB, ldB);
+        if (s->fail_reduce >= 0 && s->npiece++ >= s->fail_reduce) {
+            /* MINIBLAS_CBLAS_TEST_FAIL_REDUCE (tests): a real failure of the handle */
+            st = miniblas_set_rung(s->h, dbl ? MINIBLAS_OP_DOMATCOPY : MINIBLAS_OP_SOMATCOPY,
+                                   "(MINIBLAS_CBLAS_TEST_FAIL_REDUCE)");
+            if (st == MINIBLAS_STATUS_SUCCESS) st = MINIBLAS_STATUS_INVALID_VALUE;
+        } else
+            st = dbl ? miniblas_domatcopy(s->h, MiniblasColMajor, t, rows, cols, alpha,
+                                          (const double *)dA, ldA, (double *)dB, ldB)
+                     : miniblas_somatcopy(s->h, MiniblasColMajor, t, rows, cols, (float)alpha,
+                                          (const float *)dA, ldA, (float *)dB, ldB);
     }
     if (err == cudaSuccess && st == MINIBLAS_STATUS_SUCCESS && b_kind != MBC_DEVICE) {
         what = "copy from the GPU";
@@ -307,4 +315,68 @@ int mbc_gpu_omatcopy(int dbl, int trans, int64_t rows, int64_t cols, double alph
     }
     if (err == cudaSuccess && st == MINIBLAS_STATUS_SUCCESS) what = "sync", err = mbc_sync_all(s);
     return mbc_frame_leave(&f, err, st, what);
+}
+
+/*
+ * omatcopy on pinned A and B over several devices: like asum and dot on pinned vectors, the
+ * call is bound by the copies (A in, B out), and each device copies pinned memory by DMA over
+ * its own link. With several devices listed and at least split_vec elements of A per device
+ * (the reductions' bound, mgpu_plan.h), device i takes the columns [first[i], first[i + 1]) of
+ * A, an even cut, on a thread of its own (mbc_mgpu_run), and writes the matching columns (rows
+ * where transposed) of B. Each element is alpha times its A element, whichever device makes
+ * it: B is the same on any number of devices. A share that fails fails the call: B is only
+ * written, so the caller redoes all of it on the CPU (as after a failure on one device).
+ */
+typedef struct om_call {
+    int dbl, trans, a_kind, b_kind;
+    int64_t rows, lda, ldb;
+    double alpha;
+    const char *A;
+    char *B;
+    int64_t first[MBC_SPLIT_MAX + 1];
+    vec_share sh[MBC_SPLIT_MAX];
+} om_call;
+
+static void om_share_run(void *ctx, int i) { /* mbc_mgpu_run: share i on device use[i] */
+    om_call *c = ctx;
+    size_t e = c->dbl ? sizeof(double) : sizeof(float);
+    int64_t c0 = c->first[i], nc = c->first[i + 1] - c0;
+    c->sh[i].rc = om_part(c->dbl, c->trans, c->rows, nc, c->alpha, c->A + (size_t)c0 * (size_t)c->lda * e,
+                          c->lda, c->a_kind, c->B + (size_t)(c->trans ? c0 : c0 * c->ldb) * e,
+                          c->ldb, c->b_kind, mbc_cfg.use[i], c->sh[i].msg, sizeof c->sh[i].msg);
+}
+
+int mbc_gpu_omatcopy(int dbl, int trans, int64_t rows, int64_t cols, double alpha,
+                     const void *A, int64_t lda, int a_kind, void *B, int64_t ldb, int b_kind,
+                     char *msg, size_t msg_size) {
+    int64_t min_share = mbc_cfg.split_vec > 0 ? mbc_cfg.split_vec
+                                              : dbl ? MBC_VEC_SPLIT_MIN / 2 : MBC_VEC_SPLIT_MIN;
+    int64_t nd = a_kind == MBC_PINNED && b_kind == MBC_PINNED ? mbc_cfg.nuse : 1;
+    if (nd > 1 && rows * cols / min_share < nd) nd = rows * cols / min_share;
+    if (nd > cols) nd = cols;
+    om_call *c = nd > 1 ? malloc(sizeof *c) : NULL; /* ~20 KB: not on the caller's stack */
+    if (c) {
+        c->dbl = dbl, c->trans = trans, c->a_kind = a_kind, c->b_kind = b_kind;
+        c->rows = rows, c->lda = lda, c->ldb = ldb, c->alpha = alpha;
+        c->A = A, c->B = B;
+        for (int64_t i = 0; i <= nd; ++i) c->first[i] = cols * i / nd;
+        if (mbc_mgpu_run((int)nd, om_share_run, c) == 0) {
+            int rc = 0, failed = 0;
+            for (int i = 0; i < nd; ++i)
+                if (c->sh[i].rc) {
+                    if (!failed++)
+                        snprintf(msg, msg_size, "device %d: %s", mbc_cfg.use[i], c->sh[i].msg);
+                    rc = -1;
+                }
+            if (mbc_cfg.verbose >= 2)
+                mbc_notice("%s rows=%lld cols=%lld over %d devices, %d failed",
+                           dbl ? "domatcopy" : "somatcopy", (long long)rows, (long long)cols,
+                           (int)nd, failed);
+            free(c);
+            return rc;
+        }
+        free(c); /* the device threads serve another thread's call: one device */
+    }
+    return om_part(dbl, trans, rows, cols, alpha, A, lda, a_kind, B, ldb, b_kind, mbc_cfg.device,
+                   msg, msg_size);
 }

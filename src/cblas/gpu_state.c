@@ -46,9 +46,11 @@ static void state_destroy(mbc_state *s) {
     for (int i = 0; i < 3; ++i)
         if (s->dbuf[i]) cudaFree(s->dbuf[i]);
     if (s->ev_in) cudaEventDestroy(s->ev_in);
+    if (s->ev_peer) cudaEventDestroy(s->ev_peer);
     if (s->ev_comp) cudaEventDestroy(s->ev_comp);
     if (s->ev_caller) cudaEventDestroy(s->ev_caller);
     if (s->s_in) cudaStreamDestroy(s->s_in);
+    if (s->s_peer) cudaStreamDestroy(s->s_peer);
     if (s->s_comp) cudaStreamDestroy(s->s_comp);
     if (s->s_out) cudaStreamDestroy(s->s_out);
     if (s->h) miniblas_destroy(s->h);
@@ -92,8 +94,10 @@ static mbc_state *mbc_state_get(int device, char *msg, size_t msg_size) {
         if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&s->s_in, cudaStreamNonBlocking);
         if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&s->s_comp, cudaStreamNonBlocking);
         if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&s->s_out, cudaStreamNonBlocking);
+        if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&s->s_peer, cudaStreamNonBlocking);
         if (e == cudaSuccess) e = cudaEventCreateWithFlags(&s->ev_in, cudaEventDisableTiming);
         if (e == cudaSuccess) e = cudaEventCreateWithFlags(&s->ev_comp, cudaEventDisableTiming);
+        if (e == cudaSuccess) e = cudaEventCreateWithFlags(&s->ev_peer, cudaEventDisableTiming);
         if (e == cudaSuccess) e = cudaEventCreateWithFlags(&s->ev_caller, cudaEventDisableTiming);
         for (int i = 0; i < NIN && e == cudaSuccess; ++i)
             e = cudaEventCreateWithFlags(&s->in_ev[i], cudaEventDisableTiming);
@@ -278,6 +282,7 @@ int mbc_frame_leave_detail(mbc_frame *f, cudaError_t err, miniblas_status_t st,
             snprintf(f->msg, f->msg_size, "%s: %s (%s)", what, miniblas_status_string(st),
                      detail ? detail : miniblas_last_error(s->h));
         cudaStreamSynchronize(s->s_in);
+        cudaStreamSynchronize(s->s_peer);
         cudaStreamSynchronize(s->s_comp);
         cudaStreamSynchronize(s->s_out);
         cudaGetLastError();
@@ -298,9 +303,10 @@ int mbc_frame_leave(mbc_frame *f, cudaError_t err, miniblas_status_t st, const c
 
 cudaError_t mbc_sync_all(mbc_state *s) {
     cudaError_t e = cudaStreamSynchronize(s->s_in);
+    cudaError_t e1 = cudaStreamSynchronize(s->s_peer);
     cudaError_t e2 = cudaStreamSynchronize(s->s_comp);
     cudaError_t e3 = cudaStreamSynchronize(s->s_out);
-    return e != cudaSuccess ? e : e2 != cudaSuccess ? e2 : e3;
+    return e != cudaSuccess ? e : e1 != cudaSuccess ? e1 : e2 != cudaSuccess ? e2 : e3;
 }
 
 /* Device (or managed) operands: s_comp waits for the work the caller queued before this call.
@@ -316,10 +322,13 @@ cudaError_t mbc_comp_after_caller(mbc_state *s) {
     return e == cudaSuccess ? cudaStreamWaitEvent(s->s_comp, s->ev_caller, 0) : e;
 }
 
-/* s_comp waits for everything queued so far on s_in. */
+/* s_comp waits for everything queued so far on s_in, and on s_peer once this call has copied
+ * a piece of A from another device there. */
 cudaError_t mbc_comp_after_in(mbc_state *s) {
     cudaError_t e = cudaEventRecord(s->ev_in, s->s_in);
-    return e == cudaSuccess ? cudaStreamWaitEvent(s->s_comp, s->ev_in, 0) : e;
+    if (e == cudaSuccess) e = cudaStreamWaitEvent(s->s_comp, s->ev_in, 0);
+    if (e == cudaSuccess && s->tr.peer) e = cudaEventRecord(s->ev_peer, s->s_peer);
+    return e == cudaSuccess && s->tr.peer ? cudaStreamWaitEvent(s->s_comp, s->ev_peer, 0) : e;
 }
 
 /* s_out waits for everything queued so far on s_comp. */
