@@ -33,7 +33,9 @@
  * under the guard: every slice (slice 0 too) writes alpha times its partial into a slab after
  * the guard's bytes, and x3g_reduce_kernel adds the slabs and beta * C into the tiles whose
  * bit is clear. Without room for the guard (no workspace, or
- * more than 8 * (MB_GEMM_WORK_BYTES - 256) tiles) the rungs run unguarded, with the limits above.
+ * more than 8 * (MB_GEMM_WORK_BYTES - 256) tiles) the rungs run unguarded, with the limits above
+ * (x3g_room says which; rung 17, whose integer split has no saturation for Inf, NaN and values
+ * that round past FLT_MAX, then runs rung 16).
  */
 #ifndef MINIBLAS_GEMM_X3GUARD_CUH
 #define MINIBLAS_GEMM_X3GUARD_CUH
