@@ -5,21 +5,22 @@
  * cvt.rna.satfinite.tf32 (big) and cvt.rna.tf32 of x - big (small), which sm_90 emulates in
  * about 10 instructions: 320 of the 727 a consumer warp issues per stage (NN). Here
  * (wg_split_fast, wg_tf32x3.cuh): big = (bits(x) + 0x1000) & 0xffffe000, small =
- * bits(x - big) + 0x1000 with its low 13 bits left for the tensor cores to ignore; 4 each.
- * Why faster: rung 16's consumers issue about 95% of the tensor time per k step, and little
- * of it hides under the wgmma; this kernel issues 535 instead of 727 per warp and stage.
+ * bits(x - big) + 0x1000 with its low 13 bits left for the tensor cores to ignore: 4
+ * instructions an element; the main loop issues 532 per warp and stage instead of 727.
+ * Why faster: rung 16's consumers issue about as much per k step as the tensor cores take
+ * cycles for it, and most of that issue time is added to the tensor time, not hidden under it.
  * Results: bitwise rung 16's if the tensor cores ignore the low 13 bits of TF32 operands (as
  * CUTLASS's 3xTF32 assumes; tests/test_tf32_accuracy_gpu.c checks it).
- * Special values: the two splits agree for finite |x| < 0x1.ffep127. Inf, NaN and values
- * that round past FLT_MAX lose satfinite (Inf - Inf = NaN; a negative NaN + 0x1000 wraps to
- * a zero big and a tiny small). All of them are outside the range guard's range (x3guard.cuh,
- * |x| <= 2^40), so no tile whose panels hold one keeps its tensor-core result: checked in the
- * main loop the tile stores nothing; split-K: the reduce skips its slabs; tail scan (beta 0):
- * its row or column panel is marked and the fixup overwrites it. Without room for the guard
- * (no workspace) this rung runs rung 16; the fallback for operands TMA cannot copy is rung 14
- * (as rung 16's). Either way every input gives rung 16's result class and accuracy.
- * Limits: rung 16's (schedule, resources, fallbacks); bitwise equality rests on the tensor
- * cores' truncation of TF32 operands.
+ * Special values: the two splits agree for finite |x| < 0x1.ffep127. Inf, NaN and values that
+ * round past FLT_MAX lose satfinite (Inf - Inf = NaN; a negative NaN + 0x1000 may wrap to a
+ * zero big and a zero small). All lie outside the range guard's range (x3guard.cuh: |x| <= 2^40),
+ * so no tile whose panels hold one keeps its tensor-core result: with the check in the main
+ * loop the tile stores nothing; split-K: the reduce skips the tile's slabs; tail scan (beta 0):
+ * the scan marks its panel and the fixup overwrites it. Without room for the guard (no
+ * workspace) this rung runs rung 16; operands TMA cannot copy run rung 14 (as rung 16's do).
+ * So every input gets rung 16's result class and accuracy.
+ * Limits: rung 16's (schedule, resources, fallbacks); bitwise equality with rung 16 rests on
+ * the tensor cores' truncation of TF32 operands.
  * Current figure: not yet measured.
  * Built for sm_90a (CMakeLists.txt); the sm_90 build traps; dispatch requires cc 9.0.
  */
