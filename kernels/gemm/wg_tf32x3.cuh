@@ -130,11 +130,11 @@ __device__ __forceinline__ void wg_keep(float &r) { asm volatile("" : "+f"(r)::"
 /* The cheap split of rung 17 (fastsplit_tf32x3), 4 instructions (IADD, LOP3, FADD, IADD)
  * where tc_split_tf32's cvt.rna(.satfinite).tf32 pair is emulated on sm_90 in about 10:
  * big = tf32 round-half-away of x in integer arithmetic, small = x - big (exact) with 0x1000
- * added and its low 13 bits left as they come: the tensor cores read the top 19 bits of a
- * TF32 operand, so they see cvt.rna's small. Equal to tc_split_tf32 (as the tensor cores see
- * it) for finite x below 0x1.ffep127 in magnitude; differs for Inf, NaN and values that
- * round past FLT_MAX (no saturation), which the range guard keeps out of C (the rung's file
- * says how). */
+ * added and its low 13 bits left as they come: if the tensor cores read only the top 19 bits
+ * of a TF32 operand (as CUTLASS's 3xTF32 assumes; tests/test_tf32_accuracy_gpu.c checks it),
+ * they see cvt.rna's small. Equal to tc_split_tf32 (as the tensor cores see it) for finite x
+ * below 0x1.ffep127 in magnitude; differs for Inf, NaN and values that round past FLT_MAX (no
+ * saturation), which the range guard keeps out of C (the rung's file says how). */
 __device__ __forceinline__ void wg_split_fast(float x, unsigned &big, unsigned &small) {
     const unsigned b = (__float_as_uint(x) + 0x1000u) & 0xffffe000u;
     big = b;
