@@ -7,9 +7,12 @@
  *   ref  = cuBLAS DGEMM on the inputs upcast to double (exact inputs, FP64 arithmetic);
  *   e_s  = |C_cublas_sgemm - ref|_F / |ref|_F   (cuBLAS FP32 SGEMM, CUBLAS_DEFAULT_MATH);
  *   e_x3 = the same for miniblas rung tf32x3 (3xTF32, full-precision math mode);
- *   e_wg = the same for rungs wgmma_tf32x3, tma_tf32x3 and pingpong_tf32x3 (3xTF32 on
- *          wgmma; compute capability 9.0 only); pingpong_tf32x3 must also give bitwise
- *          tma_tf32x3's results (the same arithmetic in the same order);
+ *   e_wg = the same for rungs wgmma_tf32x3, tma_tf32x3, pingpong_tf32x3 and fastsplit_tf32x3
+ *          (3xTF32 on wgmma; compute capability 9.0 only); pingpong_tf32x3 must also give
+ *          bitwise tma_tf32x3's results (the same arithmetic in the same order), and
+ *          fastsplit_tf32x3 bitwise pingpong_tf32x3's (its integer split leaves the small
+ *          part's low 13 bits set; this holds only if the tensor cores ignore the low 13 bits
+ *          of TF32 operands, as CUTLASS's 3xTF32 assumes: a failure here means they do not);
  *   e_tf = the same for rung tf32 (math mode MINIBLAS_MATH_ALLOW_REDUCED_PRECISION).
  * Pass: e_x3 <= 2 * e_s and e_wg <= 2 * e_s (3xTF32 keeps FP32 accuracy) and e_tf < 1e-2
  * (TF32 is reduced, not broken). Each result is poisoned with NaN before the call, so an unwritten element fails.
@@ -17,12 +20,16 @@
  * max|ref|, of each, and its ratio to cuBLAS's (a few bad elements hide in a Frobenius norm).
  * Sizes: n = 256, 1024 and a non-square odd shape; 2048 and 4096 unless MINIBLAS_TEST_QUICK=1
  * (an error growing linearly with K, as a biased accumulation gives, is largest at 4096).
- * Then the range guard (x3guard.cuh): inputs 3xTF32 alone gets wrong (near FLT_MAX, overflow,
- * Inf/NaN, subnormal, tiny) through auto, wgmma_tf32x3, tma_tf32x3, pingpong_tf32x3 and tf32x3,
- * each element against rung
- * tuned's Inf/NaN class and an FP32 error bound (see guard_tests below).
+ * Then fastsplit_tf32x3 against pingpong_tf32x3 bit for bit on finite in-range inputs through
+ * every path of the kernel (transposes, main-loop check, split-K, tail scan; see
+ * fastsplit_bitwise_tests). Then the range guard (x3guard.cuh): inputs 3xTF32 alone gets wrong
+ * (near FLT_MAX, overflow, Inf/NaN, subnormal, tiny; and for fastsplit_tf32x3's split a negative
+ * NaN, a NaN payload and values that round past FLT_MAX) through auto, wgmma_tf32x3,
+ * tma_tf32x3, pingpong_tf32x3, fastsplit_tf32x3 and tf32x3, each element against rung tuned's
+ * Inf/NaN class and an FP32 error bound (see guard_tests below).
  * Ends with "tf32_accuracy: N passed, M failed"; exits 77 without a GPU.
  */
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -37,8 +44,9 @@
 #define WG_RUNG "wgmma_tf32x3" /* MINIBLAS_RUNG_NEEDS_SM90A: run on compute capability 9.0 only */
 #define TMA_RUNG "tma_tf32x3"  /* the same */
 #define PP_RUNG "pingpong_tf32x3" /* the same; bitwise TMA_RUNG's results */
-#define N_HOPPER 3
-static const char *const hopper_rungs[N_HOPPER] = {WG_RUNG, TMA_RUNG, PP_RUNG};
+#define FS_RUNG "fastsplit_tf32x3" /* the same; bitwise PP_RUNG's results on finite inputs */
+#define N_HOPPER 4
+static const char *const hopper_rungs[N_HOPPER] = {WG_RUNG, TMA_RUNG, PP_RUNG, FS_RUNG};
 
 /* Elements whose bits differ (NaN payloads included); the first one into first. */
 static long bitwise_mismatches(const float *x, const float *y, size_t n, char *first, size_t fl) {
@@ -179,7 +187,8 @@ static void one_case(miniblas_handle_t h, cublasHandle_t cb, int m, int n, int k
         mbt_expect(NULL, e_tf < 1e-2, "sgemm", kase, "%s error %.3e not below 1e-2", TF32_RUNG,
                    e_tf);
     float *hT = mbt_host_alloc(mn * sizeof(float)); /* TMA_RUNG's result */
-    int have_t = 0;
+    float *hP = mbt_host_alloc(mn * sizeof(float)); /* PP_RUNG's result */
+    int have_t = 0, have_p = 0;
     for (int r = 0; hopper && r < N_HOPPER; ++r) {
         double m_wg;
         const char *wg = hopper_rungs[r];
@@ -193,16 +202,23 @@ static void one_case(miniblas_handle_t h, cublasHandle_t cb, int m, int n, int k
         if (strcmp(wg, TMA_RUNG) == 0) {
             memcpy(hT, hC, mn * sizeof(float));
             have_t = 1;
-        } else if (strcmp(wg, PP_RUNG) == 0 && have_t) {
+        } else if ((strcmp(wg, PP_RUNG) == 0 && have_t) || (strcmp(wg, FS_RUNG) == 0 && have_p)) {
+            const int pp = strcmp(wg, PP_RUNG) == 0;
+            const char *base = pp ? TMA_RUNG : PP_RUNG;
             char first[160] = "";
-            const long bad = bitwise_mismatches(hC, hT, mn, first, sizeof first);
-            printf("%-34s %s vs %s: %ld elements differ in their bits%s%s\n", "", PP_RUNG,
-                   TMA_RUNG, bad, bad ? ", first " : "", first);
+            const long bad = bitwise_mismatches(hC, pp ? hT : hP, mn, first, sizeof first);
+            printf("%-34s %s vs %s: %ld elements differ in their bits%s%s\n", "", wg, base, bad,
+                   bad ? ", first " : "", first);
             mbt_expect(NULL, bad == 0, "sgemm", kase, "%s: %ld elements differ from %s's (%s)",
-                       PP_RUNG, bad, TMA_RUNG, first);
+                       wg, bad, base, first);
+        }
+        if (strcmp(wg, PP_RUNG) == 0) {
+            memcpy(hP, hC, mn * sizeof(float));
+            have_p = 1;
         }
     }
     free(hT);
+    free(hP);
 
     mbt_dev_free(dA);
     mbt_dev_free(dB);
@@ -281,7 +297,7 @@ static void special_case(miniblas_handle_t h, cublasHandle_t cb, int hopper) {
     int bad = special_mismatches(hC, ref, bound, mn, first, sizeof first);
     printf("%-34s cublas_sgemm: %d mismatches%s%s\n", kase, bad, bad ? ", first " : "", first);
 
-    const char *rungs[1 + N_HOPPER] = {X3_RUNG, WG_RUNG, TMA_RUNG, PP_RUNG};
+    const char *rungs[1 + N_HOPPER] = {X3_RUNG, WG_RUNG, TMA_RUNG, PP_RUNG, FS_RUNG};
     for (int r = 0; r < (hopper ? 1 + N_HOPPER : 1); ++r) {
         double maxerr;
         if (run_rung(h, rungs[r], 0, m, n, k, dA, dB, dC, hC, ref, kase, &maxerr) == CALL_FAILED)
@@ -449,8 +465,8 @@ static void guard_case(miniblas_handle_t h, cublasHandle_t cb, const char *what,
         bad = guard_compare(cls, cls, ref, bnd, m, n, ldc, first, sizeof first);
         mbt_expect(NULL, bad == 0, "sgemm", kase,
                    "reference rung tuned: %ld elements outside the FP32 bound (%s)", bad, first);
-        const char *rungs[5] = {"auto", WG_RUNG, TMA_RUNG, PP_RUNG, X3_RUNG};
-        for (int r = 0; r < 5; ++r) {
+        const char *rungs[2 + N_HOPPER] = {"auto", WG_RUNG, TMA_RUNG, PP_RUNG, FS_RUNG, X3_RUNG};
+        for (int r = 0; r < 2 + N_HOPPER; ++r) {
             if (r >= 1 && r <= N_HOPPER && !hopper) continue;
             if (!guard_run(h, rungs[r], kase, ta, tb, m, n, k, alpha, dA, lda, dB, ldb, beta, dC,
                            ldc, hC0, out, ran, sizeof ran))
@@ -579,6 +595,23 @@ static void plant_panel_edges(float *A, float *B, int m, int n, int k) {
     GB(0, 0) = INFINITY;
     GB(k - 1, n - 1) = NAN;
 }
+/* The inputs on which fastsplit_tf32x3's integer split differs from cvt.rna.satfinite (the
+ * guard must recompute their tiles): a negative NaN with every payload bit set (+ 0x1000
+ * wraps it to a zero big part), a NaN whose payload is in the low 13 bits only (big part
+ * Inf), 0x1.ffep127 and -FLT_MAX (they round past FLT_MAX: big part Inf, small -Inf), -Inf;
+ * times B elements below 1, so the FP32 products stay finite. */
+static float f_bits(uint32_t u) {
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+static void plant_fastsplit(float *A, float *B, int m, int n, int k) {
+    GA(3, 5 % k) = f_bits(0xffffffffu);
+    GA(m - 2, 1 % k) = f_bits(0x7f800001u);
+    GA(m / 2, k - 1) = f_bits(0x7f7ff000u);
+    GB(k / 3, n / 3) = -FLT_MAX;
+    GB(k / 2, n - 1) = -INFINITY;
+}
 #undef GA
 #undef GB
 
@@ -634,9 +667,96 @@ static void guard_tests(miniblas_handle_t h, cublasHandle_t cb, int hopper) {
     }
     guard_fill_run(h, cb, "panel edges", 1, 0, 130, 129, 5, 1, 1.0f, 0.0f, G_UNIFORM, G_UNIFORM,
                    plant_panel_edges, hopper);
+    /* fastsplit_tf32x3's special inputs: main-loop check, split-K (operands copied: pad 3),
+     * tail scan */
+    guard_fill_run(h, cb, "fastsplit specials", 0, 0, 1157, 1029, 301, 0, 1.0f, 0.0f, G_UNIFORM,
+                   G_UNIFORM, plant_fastsplit, hopper);
+    guard_fill_run(h, cb, "fastsplit specials", 1, 1, 1157, 1029, 301, 4, 1.0f, -1.0f,
+                   G_UNIFORM, G_UNIFORM, plant_fastsplit, hopper);
+    guard_fill_run(h, cb, "fastsplit specials split-K", 0, 1, 1000, 100, 3000, 3, 1.0f, 0.0f,
+                   G_UNIFORM, G_UNIFORM, plant_fastsplit, hopper);
+    guard_fill_run(h, cb, "fastsplit specials tail split", 1, 0, 1536, 1536, 1024, 0, 1.0f, 0.0f,
+                   G_UNIFORM, G_UNIFORM, plant_fastsplit, hopper);
     /* normal inputs through the guarded path (nothing flagged), beta != 0 */
     guard_fill_run(h, cb, "normal", 0, 1, 1000, 1000, 1000, 1, 1.0f, 1.0f, G_UNIFORM, G_UNIFORM,
                    NULL, hopper);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * fastsplit_tf32x3 against pingpong_tf32x3, bit for bit, on finite inputs inside the guard's
+ * range (so the tensor cores compute every tile): random signs, exponents in [-49, 39] (wide)
+ * or [-4, 4], and in three elements of four the mantissa's low 13 bits set to 0x1000 (a tie
+ * of the big part's rounding), 0x0fff, 0x1fff or 0. Every path of the kernel: the main-loop
+ * check (1157 x 1029 x 301), split-K (1000 x 100 x 3000, 517 x 389 x 1031), the tail scan
+ * (1536^2 x 1024, beta 0), all transposes, alpha and beta, k = 5, leading dimensions padded by
+ * 4 (TMA) and by 3 and 1 (operands copied first, or rung 14 for both rungs). The whole stored
+ * C is compared, its padding (a sentinel) too. Equality holds only if the tensor cores ignore
+ * the low 13 bits of TF32 operands (fastsplit_tf32x3's small parts keep them).
+ * ------------------------------------------------------------------------------------- */
+static float fs_draw(int wide) {
+    static const uint32_t low[4] = {0x1000u, 0x0fffu, 0x1fffu, 0u};
+    const uint64_t r = mbt_rand_u64();
+    uint32_t mant = (uint32_t)(r >> 32) & 0x7fffffu;
+    if ((r & 3u) != 0) mant = (mant & ~0x1fffu) | low[(r >> 2) & 3u];
+    const uint32_t e = wide ? 127 - 49 + (uint32_t)((r >> 8) % 89) : 127 - 4 + (uint32_t)((r >> 8) % 9);
+    return f_bits((uint32_t)((r >> 4) & 1u) << 31 | e << 23 | mant);
+}
+static void fs_bitwise_case(miniblas_handle_t h, int ta, int tb, int m, int n, int k, int pad,
+                            float alpha, float beta, int wide) {
+    char kase[160];
+    snprintf(kase, sizeof kase, "%s vs %s %dx%dx%d %c%c pad %d alpha %g beta %g %s", FS_RUNG,
+             PP_RUNG, m, n, k, ta ? 'T' : 'N', tb ? 'T' : 'N', pad, alpha, beta,
+             wide ? "2^[-49,39]" : "2^[-4,4]");
+    const int ar = ta ? k : m, ac = ta ? m : k, br = tb ? n : k, bc = tb ? k : n;
+    const int lda = ar + pad, ldb = br + pad, ldc = m + pad;
+    const size_t as = (size_t)lda * ac, bs = (size_t)ldb * bc, cs = (size_t)ldc * n;
+    float *hA = mbt_host_alloc(as * sizeof(float)), *hB = mbt_host_alloc(bs * sizeof(float));
+    float *hC0 = mbt_host_alloc(cs * sizeof(float)), *outp = mbt_host_alloc(cs * sizeof(float));
+    float *outf = mbt_host_alloc(cs * sizeof(float));
+    for (size_t e = 0; e < as; ++e) hA[e] = fs_draw(wide);
+    for (size_t e = 0; e < bs; ++e) hB[e] = fs_draw(wide);
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < ldc; ++i)
+            hC0[i + (size_t)j * ldc] = i >= m ? SENTINEL : beta == 0.0f ? NAN : fs_draw(0);
+    float *dA = mbt_dev_alloc(as * sizeof(float)), *dB = mbt_dev_alloc(bs * sizeof(float));
+    float *dC = mbt_dev_alloc(cs * sizeof(float));
+    mbt_h2d(dA, hA, as * sizeof(float));
+    mbt_h2d(dB, hB, bs * sizeof(float));
+    char ran[64], first[160] = "";
+    if (guard_run(h, PP_RUNG, kase, ta, tb, m, n, k, alpha, dA, lda, dB, ldb, beta, dC, ldc, hC0,
+                  outp, ran, sizeof ran) &&
+        guard_run(h, FS_RUNG, kase, ta, tb, m, n, k, alpha, dA, lda, dB, ldb, beta, dC, ldc, hC0,
+                  outf, ran, sizeof ran)) {
+        long nonfinite = 0;
+        for (size_t e = 0; e < cs; ++e) nonfinite += !isfinite(outp[e]);
+        const long bad = bitwise_mismatches(outf, outp, cs, first, sizeof first);
+        printf("%-76s %ld elements differ in their bits%s%s\n", kase, bad, bad ? ", first " : "",
+               first);
+        mbt_expect(NULL, bad == 0, "sgemm", kase, "%ld elements differ from %s's (%s)", bad,
+                   PP_RUNG, first);
+        mbt_expect(NULL, nonfinite == 0, "sgemm", kase, "%s: %ld elements not finite", PP_RUNG,
+                   nonfinite);
+    }
+    mbt_dev_free(dA);
+    mbt_dev_free(dB);
+    mbt_dev_free(dC);
+    free(hA);
+    free(hB);
+    free(hC0);
+    free(outp);
+    free(outf);
+}
+static void fastsplit_bitwise_tests(miniblas_handle_t h) {
+    for (int t = 0; t < 4; ++t) {
+        fs_bitwise_case(h, t & 1, t >> 1, 1157, 1029, 301, t == 3 ? 4 : 0, t & 1 ? -0.75f : 1.0f,
+                        t == 1 ? 0.5f : 0.0f, t & 1);
+        fs_bitwise_case(h, t & 1, t >> 1, 1000, 100, 3000, 0, 1.0f, t == 2 ? 1.0f : 0.0f, t >> 1);
+    }
+    fs_bitwise_case(h, 0, 0, 1536, 1536, 1024, 0, 1.0f, 0.0f, 1);
+    fs_bitwise_case(h, 1, 1, 1536, 1536, 1024, 0, 2.0f, 0.0f, 0);
+    fs_bitwise_case(h, 0, 1, 517, 389, 1031, 3, 1.0f, -1.0f, 1);
+    fs_bitwise_case(h, 1, 0, 517, 389, 1031, 1, 1.0f, 0.0f, 0);
+    fs_bitwise_case(h, 0, 0, 130, 129, 5, 0, 1.0f, 0.25f, 0);
 }
 
 int main(void) {
@@ -661,6 +781,7 @@ int main(void) {
         for (int wide = 0; wide < 2; ++wide)
             one_case(h, cb, shapes[s][0], shapes[s][1], shapes[s][2], wide, hopper);
     special_case(h, cb, hopper);
+    if (hopper) fastsplit_bitwise_tests(h);
     guard_tests(h, cb, hopper);
 
     cublasDestroy(cb);

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The building blocks of the 3xTF32 wgmma rungs (14_wgmma_tf32x3, 15_tma_tf32x3,
- * 16_pingpong_tf32x3): the tile shape (128 x 128 x 32, 2 warpgroups, 4 raw stages in
- * tc_common.cuh's padded layouts), the B planes in wgmma's K-major core-matrix layout (no
- * swizzle, SBO 128 B, LBO 2048 B), the wgmma PTX wrappers, the split of a raw B stage into
- * big / small planes and of an A fragment in registers, one k step (three m64n128k8 wgmma into
+ * 16_pingpong_tf32x3, 17_fastsplit_tf32x3): the tile shape (128 x 128 x 32, 2 warpgroups, 4
+ * raw stages in tc_common.cuh's padded layouts), the B planes in wgmma's K-major core-matrix
+ * layout (no swizzle, SBO 128 B, LBO 2048 B), the wgmma PTX wrappers, the split of a raw B
+ * stage into big / small planes and of an A fragment in registers (tc_split_tf32, or with FAST
+ * the cheap split below), one k step (three m64n128k8 wgmma into
  * a fresh accumulator added in FP32) and the k steps of a stage, the epilogue, and the launch
  * plan (range guard, split-K, tail scan) the rungs share. The rungs differ in how the raw
  * stages are filled (cp.async by every thread / TMA, tma_ring.cuh) and in their schedules,
@@ -126,7 +127,27 @@ __device__ __forceinline__ void wg_keep(float &r) { asm volatile("" : "+f"(r)::"
  * !BKC (raw sB[k][LD_BN]): four LDS.32, a warp reads 32 consecutive n of one k row. Stores:
  * a quarter-warp (8 consecutive n, n % 8 = 0..7) writes one whole 128-byte core matrix.
  * ------------------------------------------------------------------------------------- */
-template <bool BKC, bool CHECK>
+/* The cheap split of rung 17 (fastsplit_tf32x3), 4 instructions (IADD, LOP3, FADD, IADD)
+ * where tc_split_tf32's cvt.rna(.satfinite).tf32 pair is emulated on sm_90 in about 10:
+ * big = tf32 round-half-away of x in integer arithmetic, small = x - big (exact) with 0x1000
+ * added and its low 13 bits left as they come: if the tensor cores read only the top 19 bits
+ * of a TF32 operand (as CUTLASS's 3xTF32 assumes; tests/test_tf32_accuracy_gpu.c checks it),
+ * they see cvt.rna's small. Equal to tc_split_tf32 (as the tensor cores see it) for finite x
+ * below 0x1.ffep127 in magnitude; differs for Inf, NaN and values that round past FLT_MAX (no
+ * saturation), which the range guard keeps out of C (the rung's file says how). */
+__device__ __forceinline__ void wg_split_fast(float x, unsigned &big, unsigned &small) {
+    const unsigned b = (__float_as_uint(x) + 0x1000u) & 0xffffe000u;
+    big = b;
+    small = __float_as_uint(x - __uint_as_float(b)) + 0x1000u;
+}
+template <bool FAST>
+__device__ __forceinline__ void wg_split1(float x, unsigned &big, unsigned &small) {
+    if (FAST)
+        wg_split_fast(x, big, small);
+    else
+        tc_split_tf32(x, big, small);
+}
+template <bool BKC, bool CHECK, bool FAST = false>
 __device__ __forceinline__ void wg_split_b(float *big, float *small, const float *sB, int tid,
                                            unsigned &gmx, unsigned &gmn) {
     constexpr int CHUNKS = WG_BN * WG_BK / 4;
@@ -149,7 +170,7 @@ __device__ __forceinline__ void wg_split_b(float *big, float *small, const float
         unsigned b[4], s[4];
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
-            tc_split_tf32(x[e], b[e], s[e]);
+            wg_split1<FAST>(x[e], b[e], s[e]);
             if (CHECK) x3g_note(x[e], gmx, gmn);
         }
         const int idx = wg_plane_index(n, k0);
@@ -163,10 +184,11 @@ __device__ __forceinline__ void wg_split_b(float *big, float *small, const float
  * product last): t = a_small*B_big + a_big*B_small + a_big*B_big. wg_flush64 (after
  * wgmma.wait_group 0) adds t into acc; wg_keep keeps the reads of t after the wait and the
  * adds before the next wgmma.fence. pb / ps: shared addresses of the big / small planes. */
+template <bool FAST = false>
 __device__ __forceinline__ void wg_split_a(const float (&fa)[4], unsigned (&ab)[4],
                                            unsigned (&as)[4]) {
 #pragma unroll
-    for (int v = 0; v < 4; ++v) tc_split_tf32(fa[v], ab[v], as[v]);
+    for (int v = 0; v < 4; ++v) wg_split1<FAST>(fa[v], ab[v], as[v]);
 }
 /* The range guard's check of the A fragment just split: called after the k step's wgmma
  * are issued (off the path from wait to issue), before the next fragment replaces fa. */
@@ -203,12 +225,12 @@ __device__ __forceinline__ void wg_tile_zero(float (&acc)[64], float (&t)[64]) {
 }
 /* k step 0 of a stage (raw A of the stage at sAc): its A fragment split and its wgmma issued,
  * then the next fragment loaded into fa; it runs while the caller splits the next stage's B. */
-template <bool AKC, bool CHECK>
+template <bool AKC, bool CHECK, bool FAST = false>
 __device__ __forceinline__ void wg_step0(float (&t)[64], float (&fa)[4], unsigned (&ab)[4],
                                          unsigned (&as)[4], const float *sAc, int wm0, int lane,
                                          unsigned pb, unsigned ps, unsigned &gmx, unsigned &gmn) {
     tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 0, lane);
-    wg_split_a(fa, ab, as);
+    wg_split_a<FAST>(fa, ab, as);
     wg_issue128(t, ab, as, pb, ps, 0);
     if (CHECK) wg_note_a(fa, gmx, gmn);
     tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 8, lane); /* next A fragment */

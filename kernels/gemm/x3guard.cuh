@@ -33,7 +33,9 @@
  * under the guard: every slice (slice 0 too) writes alpha times its partial into a slab after
  * the guard's bytes, and x3g_reduce_kernel adds the slabs and beta * C into the tiles whose
  * bit is clear. Without room for the guard (no workspace, or
- * more than 8 * (MB_GEMM_WORK_BYTES - 256) tiles) the rungs run unguarded, with the limits above.
+ * more than 8 * (MB_GEMM_WORK_BYTES - 256) tiles) the rungs run unguarded, with the limits above
+ * (x3g_room says which; rung 17, whose integer split has no saturation for Inf, NaN and values
+ * that round past FLT_MAX, then runs rung 16).
  */
 #ifndef MINIBLAS_GEMM_X3GUARD_CUH
 #define MINIBLAS_GEMM_X3GUARD_CUH
@@ -208,6 +210,20 @@ static inline int64_t x3g_tail_blocks(const mb_gemm_args *p, int64_t tiles, int 
     return e;
 }
 
+/* Host: the guard's bytes of a call with tiles of bm x bn (header, tile bits, panel words),
+ * the tile bits' bytes into *bit_bytes. */
+static inline size_t x3g_bytes(const mb_gemm_args *p, int bm, int bn, size_t *bit_bytes) {
+    const int64_t ntm = mb_cdiv(p->m, bm), ntn = mb_cdiv(p->n, bn), tiles = ntm * ntn;
+    *bit_bytes = (size_t)mb_cdiv(mb_cdiv(tiles, 32) * 4, X3G_HDR) * X3G_HDR;
+    const size_t panel_bytes = (size_t)mb_cdiv((ntm + ntn) * 4, X3G_HDR) * X3G_HDR;
+    return X3G_HDR + *bit_bytes + panel_bytes;
+}
+/* Host: whether x3g_begin will set the guard up (the workspace has room for it). */
+static inline int x3g_room(const mb_gemm_args *p, int bm, int bn) {
+    size_t bit_bytes;
+    return p->work != NULL && x3g_bytes(p, bm, bn, &bit_bytes) <= p->work_bytes;
+}
+
 /* Host: the guard of one call, and the args whose workspace is what follows the guard's bytes
  * (for split-K slabs); zeroes the guard's bytes in stream order. */
 static inline cudaError_t x3g_begin(const mb_gemm_args *p, int bm, int bn, x3g *g,
@@ -219,11 +235,10 @@ static inline cudaError_t x3g_begin(const mb_gemm_args *p, int bm, int bn, x3g *
     g->pb = NULL;
     g->bm = bm;
     g->bn = bn;
-    const int64_t ntm = mb_cdiv(p->m, bm), ntn = mb_cdiv(p->n, bn), tiles = ntm * ntn;
-    const size_t bit_bytes = (size_t)mb_cdiv(mb_cdiv(tiles, 32) * 4, X3G_HDR) * X3G_HDR;
-    const size_t panel_bytes = (size_t)mb_cdiv((ntm + ntn) * 4, X3G_HDR) * X3G_HDR;
-    const size_t bytes = X3G_HDR + bit_bytes + panel_bytes;
-    if (!p->work || bytes > p->work_bytes) {
+    const int64_t ntm = mb_cdiv(p->m, bm);
+    size_t bit_bytes;
+    const size_t bytes = x3g_bytes(p, bm, bn, &bit_bytes);
+    if (!x3g_room(p, bm, bn)) {
         q->work = NULL; /* no split-K either: no room to keep C intact */
         q->work_bytes = 0;
         return cudaSuccess;
