@@ -483,6 +483,21 @@ void check_cublas_tf32(ctx *c, problem *p, part *pt) {
 
 static int is_timed(const part *pt) { return pt->status == BENCH_OK; }
 
+/* The order of one round: 0..n-1 shuffled afresh (Fisher-Yates on xorshift64 from *state, a
+   fixed seed: a run is repeatable), so no participant always runs right after the same one. */
+static void round_order(int *order, int n, uint64_t *state) {
+    for (int i = 0; i < n; ++i) order[i] = i;
+    for (int i = n - 1; i > 0; --i) {
+        *state ^= *state << 13;
+        *state ^= *state >> 7;
+        *state ^= *state << 17;
+        int j = (int)(*state % (uint64_t)(i + 1));
+        int t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
+}
+
 void time_parts(ctx *c, problem *p, part *parts, int nparts) {
     const options *o = c->o;
     const cli_common *cm = &o->com;
@@ -501,15 +516,19 @@ void time_parts(ctx *c, problem *p, part *parts, int nparts) {
         pt->times = calloc((size_t)rule.max_trials, sizeof(double));
         if (!pt->times) fatal(c, "out of host memory");
     }
-    /* trials: every participant not yet done in turn, round after round, until each meets
-       the stopping rule (minimum trials and the noise target, or the trial or time limit).
-       Round r starts at participant r mod nparts, so that none always runs right after the
-       same one: a participant that leaves the GPU hot (FP64 tensor cores at full power) would
-       otherwise slow its successor in every round, and cuBLAS would always run first. */
-    for (int round = 0;; ++round) {
+    /* trials: every participant not yet done, round after round, until each meets the
+       stopping rule (minimum trials and the noise target, or the trial or time limit). Each
+       round runs them in a fresh random order: with a fixed or rotated order a participant
+       would nearly always follow the same one, and one that leaves the GPU hot (tensor cores
+       at full power) would slow that successor in every round. */
+    int *order = malloc((size_t)nparts * sizeof *order);
+    if (!order) fatal(c, "out of host memory");
+    uint64_t state = 0x9e3779b97f4a7c15u;
+    for (;;) {
         int any = 0;
+        round_order(order, nparts, &state);
         for (int j = 0; j < nparts; ++j) {
-            part *pt = &parts[(j + round) % nparts];
+            part *pt = &parts[order[j]];
             if (!is_timed(pt) || !pt->times || pt->done) continue;
             double ms = timed_batch(c, p, pt, pt->reps);
             if (ms < 0) continue;
@@ -520,6 +539,7 @@ void time_parts(ctx *c, problem *p, part *parts, int nparts) {
         }
         if (!any) break;
     }
+    free(order);
 }
 
 /* ------------------------------------------------------------------------------------ */

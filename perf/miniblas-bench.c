@@ -27,8 +27,8 @@
  *     not. omatcopy: exact; reductions: |diff| <= 2 eps max(64, 4 sqrt n) sum|terms|,
  *     which catches gross errors only at large n in FP32; the tests do the fine checks):
  *     a wrong rung is reported WRONG with no speed and the exit status is 1;
- *   - then trials, each round looping over cuBLAS and every rung in turn (interleaved, each
- *     round starting one participant later than the round before); a
+ *   - then trials, each round running cuBLAS and every rung once (interleaved, each round in
+ *     a fresh random order); a
  *     trial is CUDA events around as many back-to-back launches as fill --min-time-ms; a
  *     participant stops after --trials once its noise (1.4826 MAD / median) is at most
  *     --max-noise, or at --max-trials, or after --max-time of trials; the median time per
