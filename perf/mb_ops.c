@@ -521,7 +521,7 @@ void time_parts(ctx *c, problem *p, part *parts, int nparts) {
        round runs them in a fresh random order: with a fixed or rotated order a participant
        would nearly always follow the same one, and one that leaves the GPU hot (tensor cores
        at full power) would slow that successor in every round. */
-    int *order = malloc((size_t)nparts * sizeof *order);
+    int *order = malloc((size_t)(nparts > 0 ? nparts : 1) * sizeof *order);
     if (!order) fatal(c, "out of host memory");
     uint64_t state = 0x9e3779b97f4a7c15u;
     for (;;) {
