@@ -29,7 +29,9 @@
  * Limits: every group of a stage still completes within it (wait_group 0 at the stage end, as
  * rungs 16 and 17), so the stage's last k step and the 64 FADDs run without a group in flight;
  * overlapping them with the next stage's first correction group needs a "plane buffer free"
- * signal (the next split overwrites planes the last group may still read). Rung 17's
+ * signal (the next split overwrites planes the last group may still read); written so, with
+ * the stage's last group still pending when the next one is issued, CUDA 13.0's ptxas
+ * serialised every wgmma of the loop without a C75xx warning (docs/ladders/gemm.md). Rung 17's
  * resources: 168 registers at launch, consumers 240 (setmaxnreg), no spills.
  * Current figure: not yet measured.
  * Built for sm_90a (CMakeLists.txt); the sm_90 build traps; dispatch requires cc 9.0.
