@@ -9,9 +9,10 @@
  * whole tile, and t, into which the large product a_big * B_big goes for the 4 k steps of a
  * stage (zero at k step 0: scale-d false). acc += t once per stage and acc += tc at the tile's
  * end: 64 FADDs per stage instead of 256. Registers: acc, tc and t are rung 16's acc, t0 and
- * t1. The main loop issues 339 instructions per warp and stage instead of 532 (NN; TT 358
- * instead of 550; with the range check in the main loop 420 / 438 instead of 616 / 634;
- * cuobjdump -sass of the sm_90a build).
+ * t1. The stage's last k step is issued as two groups, the large product first, so the 64
+ * FADDs of acc += t run while its corrections do. The main loop issues 341 instructions per
+ * warp and stage instead of 532 (NN; TT 360 instead of 550; with the range check in the main
+ * loop 422 / 440 instead of 616 / 634; cuobjdump -sass of the sm_90a build, CUDA 13.0).
  * Why faster: the consumers' issue time, most of which adds to the tensor time rather than
  * hiding under it, drops by a third; the tensor cores do the same work.
  * Accuracy: not rung 17's bits. Each wgmma truncates its sum toward zero (about an ulp of the
@@ -26,13 +27,13 @@
  * tile whose panels hold a value outside the guard's range keeps no tensor-core result; inside
  * the range no sum in tc or t can overflow. Without room for the guard (no workspace) this
  * rung runs rung 16, as rung 17 does; operands TMA cannot copy run rung 14.
- * Limits: every group of a stage still completes within it (wait_group 0 at the stage end, as
- * rungs 16 and 17), so the stage's last k step and the 64 FADDs run without a group in flight;
- * overlapping them with the next stage's first correction group needs a "plane buffer free"
- * signal (the next split overwrites planes the last group may still read); written so, with
- * the stage's last group still pending when the next one is issued, CUDA 13.0's ptxas
- * serialised every wgmma of the loop without a C75xx warning (docs/ladders/gemm.md). Rung 17's
- * resources: 168 registers at launch, consumers 240 (setmaxnreg), no spills.
+ * Limits: every group of a stage completes before the next stage's barrier (as in rungs 16
+ * and 17: the B plane double buffer needs no further care), so the stage change (that wait,
+ * the barrier, k step 0's fragment and split) runs with no group in flight; keeping one in
+ * flight there needs a "plane buffer free" signal. Written with the next stage's corrections
+ * issued before the wait for a group that writes t, CUDA 13.0's ptxas serialised every wgmma
+ * of the loop without a C75xx warning (promote.cuh). Rung 17's resources: 168 registers at
+ * launch, consumers 240 (setmaxnreg; at most 237 used), no spills.
  * Current figure: not yet measured.
  * Built for sm_90a (CMakeLists.txt); the sm_90 build traps; dispatch requires cc 9.0.
  */

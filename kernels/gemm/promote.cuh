@@ -13,7 +13,25 @@
 /* One k step (8 deep, offset kk in the stage) of one warpgroup, one wgmma group: the two
  * correction products into the persistent accumulator tc (a_small * B_big, then a_big *
  * B_small), then the large product into the stage's accumulator t, which FRESH (k step 0)
- * starts at zero (scale-d false) instead of adding to. pb / ps: the big / small planes. */
+ * starts at zero (scale-d false) instead of adding to. pb / ps: the big / small planes.
+ * pr_big128 and pr_corr128: the same wgmma as two groups, the large product first (the
+ * stage's last k step: t is final once its group is done, while the corrections run). */
+__device__ __forceinline__ void pr_big128(float (&t)[64], const unsigned (&ab)[4], unsigned pb,
+                                          int kk) {
+    const unsigned off = (unsigned)(kk >> 2) * WG_LBO;
+    wg_fence();
+    wg_mma128<1>(t, ab, wg_desc(pb + off));
+    wg_commit();
+}
+__device__ __forceinline__ void pr_corr128(float (&tc)[64], const unsigned (&ab)[4],
+                                           const unsigned (&as)[4], unsigned pb, unsigned ps,
+                                           int kk) {
+    const unsigned off = (unsigned)(kk >> 2) * WG_LBO;
+    wg_fence();
+    wg_mma128<1>(tc, as, wg_desc(pb + off));
+    wg_mma128<1>(tc, ab, wg_desc(ps + off));
+    wg_commit();
+}
 template <bool FRESH>
 __device__ __forceinline__ void pr_issue128(float (&tc)[64], float (&t)[64],
                                             const unsigned (&ab)[4], const unsigned (&as)[4],
@@ -28,22 +46,31 @@ __device__ __forceinline__ void pr_issue128(float (&tc)[64], float (&t)[64],
 
 /* ---------------------------------------------------------------------------------------
  * The kernel: rung 17's, with per stage kt (aN: the A fragment registers, kN: k step N):
+ *   wait_group 0             the corrections of kt - 1's k step 3 (C3) done
  *   B1 consumer barrier      planes of kt visible; every wgmma of kt - 1 done
  *   issue k0 (a0): tc += corrections, t = a_big * B_big (fresh)
  *   full wait for kt + 1, split of its B into the other plane buffer, fence.proxy.async
  *   issue k1 (a1); wait_group 1 (k0 done: a0 free)
  *   issue k2 (a0); wait_group 1 (k1 done: a1 free)
- *   issue k3 (a1)
+ *   issue k3 as two groups (a1): B3, t's large product, then C3, tc's corrections
+ *   wait_group 1 (k2 and B3 done: t final)
  *   release raw stage kt (each warp; its last A fragment was gathered before k3's issue)
- *   wait_group 0 (k3 done); acc += t
- * and at the tile's end acc += tc. Groups in flight write the same accumulators in issue
- * order (the tensor cores chain them); the waits between k steps are only there to free an
- * A register set before the next fragment is split into it. Nothing reads or writes tc or t
- * while a group is pending: they are read only after the stage's wait_group 0 (wg_flush64
- * keeps the reads after it and the adds before the next wgmma.fence, wg_tf32x3.cuh); ptxas
- * would serialise a wgmma whose registers were touched with a C75xx warning (none in the
- * build). As in rungs 16 and 17, every group of a stage completes within it, so the B plane
- * double buffer needs no further care.
+ *   acc += t while C3 runs
+ * and at the tile's end wait_group 0, acc += tc. C3 is the one group pending across the
+ * loop's back edge, and it touches only tc and a1. Its wait sits at the top of the next
+ * stage, not after the adds: ptxas moves independent FADDs below a wgmma.wait_group, which
+ * would make them wait for C3. Groups in flight write the same accumulators in issue order
+ * (the tensor cores chain them); the other waits between k steps are only there to free an
+ * A register set before the next fragment is split into it. Nothing reads or writes t while
+ * a group that writes it is pending, nor tc before the tile's last wait (wg_flush64 keeps
+ * the reads after the wait and the adds before the next wgmma.fence, wg_tf32x3.cuh). ptxas
+ * serialises a wgmma whose registers were touched, and not always with a C75xx warning:
+ * issuing the next stage's corrections before waiting for a group that writes t, then
+ * adding t, made it serialise every wgmma of the loop silently (WARPGROUP.DEPBAR after each
+ * HGMMA); check the SASS after changing this schedule. As in rungs 16 and 17, every group of
+ * a stage completes before the barrier of the next, so the B plane double buffer needs no
+ * further care. The results are those of one group per k step (tc and t get the same wgmma
+ * in the same order).
  * ------------------------------------------------------------------------------------- */
 template <bool AKC, bool BKC, bool SPLIT, bool CHECK>
 __global__ void __launch_bounds__(TM_THREADS, 1)
@@ -87,7 +114,9 @@ __global__ void __launch_bounds__(TM_THREADS, 1)
 
         for (int64_t kt = 0; kt < KT; ++kt) {
             const unsigned r = q + (unsigned)kt, cs = r % S;
-            tm_consumer_sync(); /* B1: planes of kt visible to all consumers */
+            wg_wait<0>();       /* C3 of kt - 1 done (waited here, not after the adds above it:
+                                   ptxas would move the adds below the wait) */
+            tm_consumer_sync(); /* B1: planes of kt visible; every group of kt - 1 done */
             const float *sAc = sA + cs * AE;
             const unsigned pb = planes_addr + (unsigned)((kt & 1) * 2 * WG_PLANE * sizeof(float));
             const unsigned ps = pb + (unsigned)(WG_PLANE * sizeof(float));
@@ -123,18 +152,20 @@ __global__ void __launch_bounds__(TM_THREADS, 1)
             tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 24, lane); /* k step 3's fragment */
             wg_wait<1>(); /* k step 1 done: a1 free */
 
-            /* k step 3 while k step 2 runs. */
+            /* k step 3 while k step 2 runs: the large product first, then the corrections. */
             wg_split_a<FAST>(fa, a1b, a1s);
-            pr_issue128<false>(tc, t, a1b, a1s, pb, ps, 24);
+            pr_big128(t, a1b, pb, 24);
+            pr_corr128(tc, a1b, a1s, pb, ps, 24);
             if (CHECK) wg_note_a(fa, gmx, gmn);
+            wg_wait<1>(); /* k step 2 and k step 3's large product done: t final */
 
             /* This warp's reads of raw stage kt are done (B split in kt - 1, A fragments). */
             __syncwarp();
             if (lane == 0) tm_arrive(empty0 + 8 * cs);
-            wg_wait<0>(); /* k steps 2 and 3 done: nothing pending at the stage end */
-            wg_flush64(acc, t); /* the stage's large products, once */
+            wg_flush64(acc, t); /* the stage's large products, once, while C3 runs */
         }
         q += (unsigned)KT;
+        wg_wait<0>(); /* the tile's last group (C3) done */
         tm_consumer_sync(); /* the next tile's prologue overwrites the planes */
         wg_flush64(acc, tc); /* the tile's corrections (complete: wait_group 0 above) */
 
