@@ -25,7 +25,9 @@
  * rung (against cuBLAS FP32, k = 256 included).
  * Special values and the range guard: rung 17's split and checks unchanged (x3guard.cuh): a
  * tile whose panels hold a value outside the guard's range keeps no tensor-core result; inside
- * the range no sum in tc or t can overflow. Without room for the guard (no workspace) this
+ * the range no sum in tc or t can overflow, and every part product is normal (x3guard.cuh's
+ * analysis); where a sum cancels below 2^-126 the tensor cores flush it, at most 2^-126 per
+ * wgmma into tc or t (rung 17: per k step). Without room for the guard (no workspace) this
  * rung runs rung 16, as rung 17 does; operands TMA cannot copy run rung 14.
  * Limits: every group of a stage completes before the next stage's barrier (as in rungs 16
  * and 17: the B plane double buffer needs no further care), so the stage change (that wait,
