@@ -49,6 +49,8 @@ def kernel_rung(name):
     m = re.match(r"void pingpong_kernel<(true|false),", name)  # pingpong.cuh: <FAST, AKC, BKC, ..>
     if m:
         return "gemm", "fastsplit_tf32x3" if m.group(1) == "true" else "pingpong_tf32x3", "float"
+    if name.startswith("void promote_kernel<"):  # promote.cuh: <AKC, BKC, SPLIT, CHECK>
+        return "gemm", "promote4_tf32x3", "float"
     return None
 
 
@@ -81,10 +83,10 @@ def dynamic_smem(name, rung, prec):
     if m:
         bm, bn, bk, wm, wn, st, minb, op = [int(x) for x in m.groups()[:8]]
         return tc_cfg_smem(es, bm, bn, bk, st, m.group(9) == "true", m.group(10) == "true", op == 2)
-    m = re.match(r"void (wg|tma|pingpong)(?:_tf32x3_kernel<|_kernel<(?:true|false), )"
+    m = re.match(r"void (wg|tma|pingpong|promote)(?:_tf32x3_kernel<|_kernel<(?:true|false), |_kernel<)"
                  r"(true|false), (true|false)", name)
     if m:  # wg_tf32x3.cuh wg_smem_bytes: 4 B planes (128 x 32 floats), then wg_cfg's stages;
-        # tma_ring.cuh tm_smem_bytes (rungs 15, 16) adds a full and an empty mbarrier per stage
+        # tma_ring.cuh tm_smem_bytes (rungs 15 to 18) adds a full and an empty mbarrier per stage
         return 4 * 128 * 32 * 4 + tc_cfg_smem(4, 128, 128, 32, 4, m.group(2) == "true",
                                               m.group(3) == "true", False) + \
             (2 * 4 * 8 if m.group(1) != "wg" else 0)

@@ -225,6 +225,7 @@ static const mb_rung_need needs[] = {
     {MINIBLAS_OP_SGEMM, "tma_tf32x3", 90, "Hopper warpgroup MMA (wgmma) and TMA"},
     {MINIBLAS_OP_SGEMM, "pingpong_tf32x3", 90, "Hopper warpgroup MMA (wgmma) and TMA"},
     {MINIBLAS_OP_SGEMM, "fastsplit_tf32x3", 90, "Hopper warpgroup MMA (wgmma) and TMA"},
+    {MINIBLAS_OP_SGEMM, "promote4_tf32x3", 90, "Hopper warpgroup MMA (wgmma) and TMA"},
 };
 
 static const mb_rung_need *need_of(miniblas_op_t op, int index) {

@@ -136,13 +136,14 @@ static void test_targets(void) {
     const int tma = mb_rung_index(MINIBLAS_OP_SGEMM, "tma_tf32x3");
     const int pingpong = mb_rung_index(MINIBLAS_OP_SGEMM, "pingpong_tf32x3");
     const int fastsplit = mb_rung_index(MINIBLAS_OP_SGEMM, "fastsplit_tf32x3");
+    const int promote = mb_rung_index(MINIBLAS_OP_SGEMM, "promote4_tf32x3");
     const int tuned = mb_rung_index(MINIBLAS_OP_SGEMM, "tuned");
     /* the registry's needs name rungs that exist */
     CHECK(dmma >= 0 && tf32 >= 0 && tf32x3 >= 0 && wgmma >= 0 && tma >= 0 && pingpong >= 0 &&
-          fastsplit >= 0 && tuned >= 0);
-    /* ladder order: rung 14, 15, 16, 17, the last sgemm rung */
-    CHECK(wgmma < tma && tma < pingpong && pingpong + 1 == fastsplit);
-    CHECK(fastsplit == miniblas_rung_count(MINIBLAS_OP_SGEMM) - 1);
+          fastsplit >= 0 && promote >= 0 && tuned >= 0);
+    /* ladder order: rung 14, 15, 16, 17, 18, the last sgemm rung */
+    CHECK(wgmma < tma && tma < pingpong && pingpong + 1 == fastsplit && fastsplit + 1 == promote);
+    CHECK(promote == miniblas_rung_count(MINIBLAS_OP_SGEMM) - 1);
     CHECK(miniblas_rung_min_compute_capability(MINIBLAS_OP_DGEMM, dmma) == 80);
     CHECK(miniblas_rung_min_compute_capability(MINIBLAS_OP_SGEMM, tf32) == 80);
     CHECK(miniblas_rung_min_compute_capability(MINIBLAS_OP_SGEMM, tf32x3) == 80);
@@ -153,6 +154,9 @@ static void test_targets(void) {
     CHECK(miniblas_rung_min_compute_capability(MINIBLAS_OP_SGEMM, fastsplit) == 90);
     CHECK(miniblas_rung_flags(MINIBLAS_OP_SGEMM, fastsplit) & MB_RUNG_NEEDS_SM90A);
     CHECK(!(miniblas_rung_flags(MINIBLAS_OP_SGEMM, fastsplit) & MB_RUNG_REDUCED_PRECISION));
+    CHECK(miniblas_rung_min_compute_capability(MINIBLAS_OP_SGEMM, promote) == 90);
+    CHECK(miniblas_rung_flags(MINIBLAS_OP_SGEMM, promote) & MB_RUNG_NEEDS_SM90A);
+    CHECK(!(miniblas_rung_flags(MINIBLAS_OP_SGEMM, promote) & MB_RUNG_REDUCED_PRECISION));
     CHECK(miniblas_rung_min_compute_capability(MINIBLAS_OP_SGEMM, 0) == 0);
     CHECK(miniblas_rung_min_compute_capability(MINIBLAS_OP_SGEMM, -1) == -1);
     CHECK(miniblas_rung_min_compute_capability(MINIBLAS_OP_SGEMM, 1000) == -1);

@@ -7,8 +7,10 @@
  *   ref  = cuBLAS DGEMM on the inputs upcast to double (exact inputs, FP64 arithmetic);
  *   e_s  = |C_cublas_sgemm - ref|_F / |ref|_F   (cuBLAS FP32 SGEMM, CUBLAS_DEFAULT_MATH);
  *   e_x3 = the same for miniblas rung tf32x3 (3xTF32, full-precision math mode);
- *   e_wg = the same for rungs wgmma_tf32x3, tma_tf32x3, pingpong_tf32x3 and fastsplit_tf32x3
- *          (3xTF32 on wgmma; compute capability 9.0 only); pingpong_tf32x3 must also give
+ *   e_wg = the same for rungs wgmma_tf32x3, tma_tf32x3, pingpong_tf32x3, fastsplit_tf32x3
+ *          and promote4_tf32x3 (3xTF32 on wgmma; compute capability 9.0 only; promote4_tf32x3
+ *          accumulates over several k steps in the tensor cores, so its bits are its own and
+ *          only this rule holds it); pingpong_tf32x3 must also give
  *          bitwise tma_tf32x3's results (the same arithmetic in the same order), and
  *          fastsplit_tf32x3 bitwise pingpong_tf32x3's (its integer split leaves the small
  *          part's low 13 bits set; this holds only if the tensor cores ignore the low 13 bits
@@ -25,7 +27,7 @@
  * fastsplit_bitwise_tests). Then the range guard (x3guard.cuh): inputs 3xTF32 alone gets wrong
  * (near FLT_MAX, overflow, Inf/NaN, subnormal, tiny; and for fastsplit_tf32x3's split a negative
  * NaN, a NaN payload and values that round past FLT_MAX) through auto, wgmma_tf32x3,
- * tma_tf32x3, pingpong_tf32x3, fastsplit_tf32x3 and tf32x3, each element against rung tuned's
+ * tma_tf32x3, pingpong_tf32x3, fastsplit_tf32x3, promote4_tf32x3 and tf32x3, each element against rung tuned's
  * Inf/NaN class and an FP32 error bound (see guard_tests below).
  * Ends with "tf32_accuracy: N passed, M failed"; exits 77 without a GPU.
  */
@@ -45,8 +47,9 @@
 #define TMA_RUNG "tma_tf32x3"  /* the same */
 #define PP_RUNG "pingpong_tf32x3" /* the same; bitwise TMA_RUNG's results */
 #define FS_RUNG "fastsplit_tf32x3" /* the same; bitwise PP_RUNG's results on finite inputs */
-#define N_HOPPER 4
-static const char *const hopper_rungs[N_HOPPER] = {WG_RUNG, TMA_RUNG, PP_RUNG, FS_RUNG};
+#define PR_RUNG "promote4_tf32x3"  /* the same; FS_RUNG's split, its own accumulation order */
+#define N_HOPPER 5
+static const char *const hopper_rungs[N_HOPPER] = {WG_RUNG, TMA_RUNG, PP_RUNG, FS_RUNG, PR_RUNG};
 
 /* Elements whose bits differ (NaN payloads included); the first one into first. */
 static long bitwise_mismatches(const float *x, const float *y, size_t n, char *first, size_t fl) {
@@ -297,7 +300,7 @@ static void special_case(miniblas_handle_t h, cublasHandle_t cb, int hopper) {
     int bad = special_mismatches(hC, ref, bound, mn, first, sizeof first);
     printf("%-34s cublas_sgemm: %d mismatches%s%s\n", kase, bad, bad ? ", first " : "", first);
 
-    const char *rungs[1 + N_HOPPER] = {X3_RUNG, WG_RUNG, TMA_RUNG, PP_RUNG, FS_RUNG};
+    const char *rungs[1 + N_HOPPER] = {X3_RUNG, WG_RUNG, TMA_RUNG, PP_RUNG, FS_RUNG, PR_RUNG};
     for (int r = 0; r < (hopper ? 1 + N_HOPPER : 1); ++r) {
         double maxerr;
         if (run_rung(h, rungs[r], 0, m, n, k, dA, dB, dC, hC, ref, kase, &maxerr) == CALL_FAILED)
@@ -465,7 +468,8 @@ static void guard_case(miniblas_handle_t h, cublasHandle_t cb, const char *what,
         bad = guard_compare(cls, cls, ref, bnd, m, n, ldc, first, sizeof first);
         mbt_expect(NULL, bad == 0, "sgemm", kase,
                    "reference rung tuned: %ld elements outside the FP32 bound (%s)", bad, first);
-        const char *rungs[2 + N_HOPPER] = {"auto", WG_RUNG, TMA_RUNG, PP_RUNG, FS_RUNG, X3_RUNG};
+        const char *rungs[2 + N_HOPPER] = {"auto", WG_RUNG, TMA_RUNG, PP_RUNG, FS_RUNG, PR_RUNG,
+                                           X3_RUNG};
         for (int r = 0; r < 2 + N_HOPPER; ++r) {
             if (r >= 1 && r <= N_HOPPER && !hopper) continue;
             if (!guard_run(h, rungs[r], kase, ta, tb, m, n, k, alpha, dA, lda, dB, ldb, beta, dC,
