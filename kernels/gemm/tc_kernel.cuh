@@ -98,10 +98,20 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
                 tc_mainloop_f64_xmma<Cfg, AKC, BKC>(acc, sA, sB, p, m0, n0, KT, tid, wm0, wn0,
                                                     lane);
         }
-        if constexpr (OP == TC_OP_DMMA && Cfg::PIPE == TC_PIPE_STREAM)
-            tc_mainloop_f64_stream<Cfg, AKC, BKC>(acc, sA, sB, p, m0, n0, KT, a_vec, b_vec, tid,
-                                                  wm0, wn0, lane);
-        else
+        if constexpr (OP == TC_OP_DMMA && Cfg::PIPE == TC_PIPE_STREAM) {
+            /* Interior tiles of a two-step stage: the lean loop (tc_mainloop_f64_lean2). */
+            bool lean = false;
+            if constexpr (Cfg::DK == 8 && Cfg::BK == 16) {
+                lean = a_vec && b_vec && p.k % Cfg::BK == 0 && m0 + Cfg::BM <= p.m &&
+                       n0 + Cfg::BN <= p.n;
+                if (lean)
+                    tc_mainloop_f64_lean2<Cfg, AKC, BKC>(acc, sA, sB, p, m0, n0, KT, tid, wm0,
+                                                         wn0, lane);
+            }
+            if (!lean)
+                tc_mainloop_f64_stream<Cfg, AKC, BKC>(acc, sA, sB, p, m0, n0, KT, a_vec, b_vec,
+                                                      tid, wm0, wn0, lane);
+        } else
         for (int64_t kt = 0; kt < KT && !xmma; ++kt) {
             /* Groups committed so far: STAGES-1 + kt; at most STAGES-2 pending means k-tile
              * kt has landed (for this thread; the barrier makes it so for all, and also
