@@ -2,7 +2,8 @@
 /*
  * Tensor-core GEMM (tc_common.cuh): the per-warp products of one shared-memory stage
  * (tc_warp_mma for DMMA / TF32, tc_warp_mma_x3 for 3xTF32) and the FP64 main loops of the
- * TC_PIPE_STREAM and TC_PIPE_XMMA pipelines (tc_mainloop_f64_stream, tc_mainloop_f64_xmma);
+ * TC_PIPE_STREAM and TC_PIPE_XMMA pipelines (tc_mainloop_f64_stream and, for its interior
+ * tiles of two m16n8k8 steps, tc_mainloop_f64_lean2; tc_mainloop_f64_xmma);
  * the other pipelines' loop is in the kernel (tc_kernel.cuh).
  */
 #ifndef MINIBLAS_GEMM_TC_MAINLOOP_CUH
