@@ -80,9 +80,16 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
         unsigned gmx, gmn; /* 3xTF32 range guard over the elements this thread splits */
         x3g_init(gmx, gmn);
 
+        /* The interior tiles of a TC_PIPE_STREAM kernel with two m16n8k8 steps per stage run
+         * tc_mainloop_f64_lean2, prologue included. */
+        bool lean = false;
+        if constexpr (OP == TC_OP_DMMA && Cfg::PIPE == TC_PIPE_STREAM && Cfg::DK == 8 &&
+                      Cfg::BK == 16)
+            lean = a_vec && b_vec && p.k % Cfg::BK == 0 && m0 + Cfg::BM <= p.m &&
+                   n0 + Cfg::BN <= p.n;
         /* Prologue: STAGES-1 k-tiles in flight (empty groups past the end keep the count). */
 #pragma unroll
-        for (int s = 0; s < Cfg::STAGES - 1; ++s) {
+        for (int s = 0; s < Cfg::STAGES - 1 && !lean; ++s) {
             if (s < KT)
                 tc_load_stage<Cfg, AKC, BKC>(sA + s * AE, sB + s * BE, p, m0, n0, s, a_vec, b_vec,
                                              tid);
@@ -99,15 +106,10 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
                                                     lane);
         }
         if constexpr (OP == TC_OP_DMMA && Cfg::PIPE == TC_PIPE_STREAM) {
-            /* Interior tiles of a two-step stage: the lean loop (tc_mainloop_f64_lean2). */
-            bool lean = false;
-            if constexpr (Cfg::DK == 8 && Cfg::BK == 16) {
-                lean = a_vec && b_vec && p.k % Cfg::BK == 0 && m0 + Cfg::BM <= p.m &&
-                       n0 + Cfg::BN <= p.n;
+            if constexpr (Cfg::DK == 8 && Cfg::BK == 16)
                 if (lean)
                     tc_mainloop_f64_lean2<Cfg, AKC, BKC>(acc, sA, sB, p, m0, n0, KT, tid, wm0,
                                                          wn0, lane);
-            }
             if (!lean)
                 tc_mainloop_f64_stream<Cfg, AKC, BKC>(acc, sA, sB, p, m0, n0, KT, a_vec, b_vec,
                                                       tid, wm0, wn0, lane);

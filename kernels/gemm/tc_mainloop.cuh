@@ -278,12 +278,24 @@ __device__ __forceinline__ void tc_mainloop_f64_lean2(double (&acc)[Cfg::MI][Cfg
     const int ao = tid / (A_IN / 2), ai = tid % (A_IN / 2) * 2;
     const int bo = tid / (B_IN / 2), bi = tid % (B_IN / 2) * 2;
     const int64_t adv_a = AKC ? BK : BK * p.lda, adv_b = BKC ? BK : BK * p.ldb;
-    const int64_t k1 = KT < S ? KT - 1 : S - 1;
-    const double *ga = (const double *)p.A +
-                       (AKC ? (m0 + ao) * p.lda + ai : ao * p.lda + m0 + ai) + k1 * adv_a;
-    const double *gb = (const double *)p.B +
-                       (BKC ? (n0 + bo) * p.ldb + bi : bo * p.ldb + n0 + bi) + k1 * adv_b;
+    const double *ga = (const double *)p.A + (AKC ? (m0 + ao) * p.lda + ai : ao * p.lda + m0 + ai);
+    const double *gb = (const double *)p.B + (BKC ? (n0 + bo) * p.ldb + bi : bo * p.ldb + n0 + bi);
     double *da = sA + ao * A_LDS + ai, *db = sB + bo * B_LDS + bi;
+    /* Prologue: k-tiles 0 .. S - 2 (empty groups past the end keep the count); then the
+     * sources move to k-tile S - 1, the first the loop copies (or the last k-tile, when
+     * there are fewer). */
+#pragma unroll
+    for (int s = 0; s < S - 1; ++s) {
+        if (s < KT) {
+            tc_copy_lean<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS>(da + s * AE, ga, p.lda);
+            tc_copy_lean<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS>(db + s * BE, gb, p.ldb);
+        }
+        tc_cp_async_commit();
+        if (s + 1 < KT) {
+            ga += adv_a;
+            gb += adv_b;
+        }
+    }
 
     double a0[MI][4], a1[MI][4], b0[NI][2], b1[NI][2];
     /* Groups committed: S - 1 (the prologue); k-tile 0 is group 0. */
