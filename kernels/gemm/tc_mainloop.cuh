@@ -253,7 +253,9 @@ __device__ __forceinline__ void tc_mainloop_f64_stream(double (&acc)[Cfg::MI][Cf
  * XMMA loop, the copies are the lean ones without a branch (past the last k-tile the last one
  * is copied again, into a buffer nothing reads) and the loop is unrolled by the S stages, so
  * the buffer offsets are constants and the two fragment sets a0 / b0 (step 0) and a1 / b1
- * (step 1) alternate by name. Per k-tile in stage cs:
+ * (step 1) alternate by name. The prologue (k-tiles 0 .. S - 2) is here too, with the same
+ * lean copies: with the kernel's guarded one the small tile's kernel spilled. Per k-tile in
+ * stage cs:
  *   step 0: mma (mi, 0) of every row tile, then step 1's A and B fragments, mma (mi, 1), the
  *           copies of k-tile kt + S - 1 into buffer (cs + S - 1) % S, the other columns;
  *   step 1: mma (mi, 0) of every row tile (all reads of stage cs are issued by then), wait
