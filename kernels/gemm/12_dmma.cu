@@ -12,8 +12,9 @@
  *   fragment load issued between the mma of the previous row tile, copies spread among the
  *   mma, the wait and barrier inside the second k step), mid 64x64 (3/SM, same loop), small
  *   32x64 (4/SM; interior tiles on a lean two-step loop, the others fragments one n tile
- *   ahead), tiny 32x32x32 where the small tile would leave SMs without a block. A last wave at most half full is split in k in the same launch; few
- *   big tiles with a deep k are split in k across blocks (splitk.cuh).
+ *   ahead), tiny 32x32x32 where the small tile would leave SMs without a block. A last wave
+ *   at most half full is split in k in the same launch; few big tiles with a deep k are
+ *   split in k across blocks (splitk.cuh).
  *
  * Why: the only way past the FP64 SIMT peak.
  * Limit: register pressure (about 250 registers per thread on the big tile) and the stalls of
