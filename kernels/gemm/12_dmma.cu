@@ -11,9 +11,10 @@
  *   big 128x64 (2 blocks/SM; cuBLAS's large-size tile, on cuBLAS's instruction order: each
  *   fragment load issued between the mma of the previous row tile, copies spread among the
  *   mma, the wait and barrier inside the second k step), mid 64x64 (3/SM, same loop), small
- *   32x64 (4/SM, fragments one n tile ahead), tiny 32x32x32 where the small tile would leave
- *   SMs without a block. A last wave at most half full is split in k in the same launch; few
- *   big tiles with a deep k are split in k across blocks (splitk.cuh).
+ *   32x64 (4/SM; interior tiles on a lean two-step loop, the others fragments one n tile
+ *   ahead), tiny 32x32x32 where the small tile would leave SMs without a block. A last wave
+ *   at most half full is split in k in the same launch; few big tiles with a deep k are
+ *   split in k across blocks (splitk.cuh).
  *
  * Why: the only way past the FP64 SIMT peak.
  * Limit: register pressure (about 250 registers per thread on the big tile) and the stalls of
@@ -30,10 +31,12 @@
  *   big   128x64 (warps 64x32), 2 blocks per SM: cuBLAS's large-size tile, on its schedule
  *          (TC_PIPE_XMMA);
  *   mid    64x64 (warps 32x32), 3 blocks per SM, on the XMMA loop too;
- *   small  32x64 (warps 16x32), 4 blocks per SM, fed by the stream loop (fragments one n
- *          tile ahead, the barrier before the stage's last column): cuBLAS runs 32x64 tiles
- *          from 512 to 1536. (The stream loop made the big tile slower and the mid one no
- *          faster in the tile sweep.)
+ *   small  32x64 (warps 16x32), 4 blocks per SM: cuBLAS runs 32x64 tiles from 512 to 1536.
+ *          Interior tiles (k a multiple of 16, 16-byte copies) run a lean loop of two
+ *          m16n8k8 steps per stage (tc_mainloop_f64_lean2: lean copies without a branch,
+ *          unrolled by the stages); the others the stream loop (fragments one n tile ahead,
+ *          the barrier before the stage's last column, the guarded copies). (The stream
+ *          loop made the big tile slower and the mid one no faster in the tile sweep.)
  * and where the small tile would not give every SM a block, a tiny one:
  *   tiny   32x32x32 (warps 16x16), 3 blocks per SM, stream loop (faster than the small
  *          tile at 512^3 in the tile sweep). */

@@ -80,9 +80,16 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
         unsigned gmx, gmn; /* 3xTF32 range guard over the elements this thread splits */
         x3g_init(gmx, gmn);
 
+        /* The interior tiles of a TC_PIPE_STREAM kernel with two m16n8k8 steps per stage run
+         * tc_mainloop_f64_lean2, prologue included. */
+        bool lean = false;
+        if constexpr (OP == TC_OP_DMMA && Cfg::PIPE == TC_PIPE_STREAM && Cfg::DK == 8 &&
+                      Cfg::BK == 16)
+            lean = a_vec && b_vec && p.k % Cfg::BK == 0 && m0 + Cfg::BM <= p.m &&
+                   n0 + Cfg::BN <= p.n;
         /* Prologue: STAGES-1 k-tiles in flight (empty groups past the end keep the count). */
 #pragma unroll
-        for (int s = 0; s < Cfg::STAGES - 1; ++s) {
+        for (int s = 0; s < Cfg::STAGES - 1 && !lean; ++s) {
             if (s < KT)
                 tc_load_stage<Cfg, AKC, BKC>(sA + s * AE, sB + s * BE, p, m0, n0, s, a_vec, b_vec,
                                              tid);
@@ -98,10 +105,15 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
                 tc_mainloop_f64_xmma<Cfg, AKC, BKC>(acc, sA, sB, p, m0, n0, KT, tid, wm0, wn0,
                                                     lane);
         }
-        if constexpr (OP == TC_OP_DMMA && Cfg::PIPE == TC_PIPE_STREAM)
-            tc_mainloop_f64_stream<Cfg, AKC, BKC>(acc, sA, sB, p, m0, n0, KT, a_vec, b_vec, tid,
-                                                  wm0, wn0, lane);
-        else
+        if constexpr (OP == TC_OP_DMMA && Cfg::PIPE == TC_PIPE_STREAM) {
+            if constexpr (Cfg::DK == 8 && Cfg::BK == 16)
+                if (lean)
+                    tc_mainloop_f64_lean2<Cfg, AKC, BKC>(acc, sA, sB, p, m0, n0, KT, tid, wm0,
+                                                         wn0, lane);
+            if (!lean)
+                tc_mainloop_f64_stream<Cfg, AKC, BKC>(acc, sA, sB, p, m0, n0, KT, a_vec, b_vec,
+                                                      tid, wm0, wn0, lane);
+        } else
         for (int64_t kt = 0; kt < KT && !xmma; ++kt) {
             /* Groups committed so far: STAGES-1 + kt; at most STAGES-2 pending means k-tile
              * kt has landed (for this thread; the barrier makes it so for all, and also

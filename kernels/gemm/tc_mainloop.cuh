@@ -2,7 +2,8 @@
 /*
  * Tensor-core GEMM (tc_common.cuh): the per-warp products of one shared-memory stage
  * (tc_warp_mma for DMMA / TF32, tc_warp_mma_x3 for 3xTF32) and the FP64 main loops of the
- * TC_PIPE_STREAM and TC_PIPE_XMMA pipelines (tc_mainloop_f64_stream, tc_mainloop_f64_xmma);
+ * TC_PIPE_STREAM and TC_PIPE_XMMA pipelines (tc_mainloop_f64_stream and, for its interior
+ * tiles of two m16n8k8 steps, tc_mainloop_f64_lean2; tc_mainloop_f64_xmma);
  * the other pipelines' loop is in the kernel (tc_kernel.cuh).
  */
 #ifndef MINIBLAS_GEMM_TC_MAINLOOP_CUH
@@ -241,6 +242,109 @@ __device__ __forceinline__ void tc_mainloop_f64_stream(double (&acc)[Cfg::MI][Cf
         for (int c = 1; c < NS * NI; ++c) column(c / NI, c % NI);
         cs = ns;
         ls = ls + 1 == S ? 0 : ls + 1;
+    }
+}
+
+/* FP64 main loop with TC_PIPE_STREAM for the tiles wholly inside the matrix, when BK = 2 DK
+ * = 16 (two m16n8k8 steps per stage), k a multiple of BK and 16-byte copies: the small tile's
+ * interior tiles (the others run tc_mainloop_f64_stream). The stream loop's copies are the
+ * generic guarded ones (a branch per path and per-chunk bounds arithmetic on every k-tile)
+ * and its fragments move from "next" to "current" registers every column; here, as in the
+ * XMMA loop, the copies are the lean ones without a branch (past the last k-tile the last one
+ * is copied again, into a buffer nothing reads) and the loop is unrolled by the S stages, so
+ * the buffer offsets are constants and the two fragment sets a0 / b0 (step 0) and a1 / b1
+ * (step 1) alternate by name. The prologue (k-tiles 0 .. S - 2) is here too, with the same
+ * lean copies: with the kernel's guarded one the small tile's kernel spilled. Per k-tile in
+ * stage cs:
+ *   step 0: mma (mi, 0) of every row tile, then step 1's A and B fragments, mma (mi, 1), the
+ *           copies of k-tile kt + S - 1 into buffer (cs + S - 1) % S, the other columns;
+ *   step 1: mma (mi, 0) of every row tile (all reads of stage cs are issued by then), wait
+ *           for k-tile kt + 1 and the barrier, the next stage's step-0 fragments, the other
+ *           columns.
+ * Each accumulator takes the same mma on the same fragments in the same k order as in
+ * tc_mainloop_f64_stream, so C is bitwise the same. */
+template <class Cfg, bool AKC, bool BKC>
+__device__ __forceinline__ void tc_mainloop_f64_lean2(double (&acc)[Cfg::MI][Cfg::NI][4],
+                                                      double *sA, double *sB,
+                                                      const mb_gemm_args &p, int64_t m0,
+                                                      int64_t n0, int64_t KT, int tid, int wm0,
+                                                      int wn0, int lane) {
+    static_assert(Cfg::DK == 8 && Cfg::BK == 16, "two m16n8k8 steps per stage");
+    constexpr int S = Cfg::STAGES, BK = Cfg::BK, MI = Cfg::MI, NI = Cfg::NI;
+    constexpr int AE = Cfg::a_elems(AKC), BE = Cfg::b_elems(BKC);
+    /* Copies: as in tc_mainloop_f64_xmma (without its L2 prefetch, as the stream loop). */
+    constexpr int A_OUT = AKC ? Cfg::BM : BK, A_IN = AKC ? BK : Cfg::BM;
+    constexpr int A_LDS = AKC ? Cfg::LD_K : Cfg::LD_AM;
+    constexpr int B_OUT = BKC ? Cfg::BN : BK, B_IN = BKC ? BK : Cfg::BN;
+    constexpr int B_LDS = BKC ? Cfg::LD_K : Cfg::LD_BN;
+    const int ao = tid / (A_IN / 2), ai = tid % (A_IN / 2) * 2;
+    const int bo = tid / (B_IN / 2), bi = tid % (B_IN / 2) * 2;
+    const int64_t adv_a = AKC ? BK : BK * p.lda, adv_b = BKC ? BK : BK * p.ldb;
+    const double *ga = (const double *)p.A + (AKC ? (m0 + ao) * p.lda + ai : ao * p.lda + m0 + ai);
+    const double *gb = (const double *)p.B + (BKC ? (n0 + bo) * p.ldb + bi : bo * p.ldb + n0 + bi);
+    double *da = sA + ao * A_LDS + ai, *db = sB + bo * B_LDS + bi;
+    /* Prologue: k-tiles 0 .. S - 2 (empty groups past the end keep the count); then the
+     * sources move to k-tile S - 1, the first the loop copies (or the last k-tile, when
+     * there are fewer). */
+#pragma unroll
+    for (int s = 0; s < S - 1; ++s) {
+        if (s < KT) {
+            tc_copy_lean<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS>(da + s * AE, ga, p.lda);
+            tc_copy_lean<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS>(db + s * BE, gb, p.ldb);
+        }
+        tc_cp_async_commit();
+        if (s + 1 < KT) {
+            ga += adv_a;
+            gb += adv_b;
+        }
+    }
+
+    double a0[MI][4], a1[MI][4], b0[NI][2], b1[NI][2];
+    /* Groups committed: S - 1 (the prologue); k-tile 0 is group 0. */
+    tc_cp_async_wait<S - 2>();
+    __syncthreads();
+    tc_gather_a_f64<Cfg, AKC, 2>(a0, sA, wm0, 0, lane);
+    tc_gather_b_f64<Cfg, BKC, 2>(b0, sB, wn0, 0, lane);
+    auto tile = [&](int64_t kt, int cs) {
+        const int ns = (cs + 1) % S, ls = (cs + S - 1) % S;
+        const double *cA = sA + cs * AE, *cB = sB + cs * BE;
+        const double *nA = sA + ns * AE, *nB = sB + ns * BE;
+        /* step 0 */
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi) tc_mma_f64<2>(acc[mi][0], a0[mi], b0[0]);
+        tc_gather_a_f64<Cfg, AKC, 2>(a1, cA, wm0, 8, lane);
+        tc_gather_b_f64<Cfg, BKC, 2>(b1, cB, wn0, 8, lane);
+#pragma unroll
+        for (int ni = 1; ni < NI; ++ni) {
+#pragma unroll
+            for (int mi = 0; mi < MI; ++mi) tc_mma_f64<2>(acc[mi][ni], a0[mi], b0[ni]);
+            if (ni == 1) {
+                tc_copy_lean<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS>(da + ls * AE, ga, p.lda);
+                tc_copy_lean<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS>(db + ls * BE, gb, p.ldb);
+                tc_cp_async_commit();
+                if (kt + S < KT) {
+                    ga += adv_a;
+                    gb += adv_b;
+                }
+            }
+        }
+        /* step 1 */
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi) tc_mma_f64<2>(acc[mi][0], a1[mi], b1[0]);
+        /* Groups committed: S - 1 + kt + 1; k-tile kt + 1 is group kt + 1. */
+        tc_cp_async_wait<S - 2>();
+        __syncthreads();
+        tc_gather_b_f64<Cfg, BKC, 2>(b0, nB, wn0, 0, lane);
+        tc_gather_a_f64<Cfg, AKC, 2>(a0, nA, wm0, 0, lane);
+#pragma unroll
+        for (int ni = 1; ni < NI; ++ni)
+#pragma unroll
+            for (int mi = 0; mi < MI; ++mi) tc_mma_f64<2>(acc[mi][ni], a1[mi], b1[ni]);
+    };
+    for (int64_t kt = 0; kt < KT; kt += S) {
+#pragma unroll
+        for (int j = 0; j < S; ++j)
+            if (kt + j < KT) tile(kt + j, j);
     }
 }
 
