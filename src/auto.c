@@ -13,8 +13,10 @@
  *     skinny shapes) is the fastest rung of 1..14; `tf32x3` (mma.sync) is never faster than it
  *     there. `tma_tf32x3` (rung 14 fed by TMA) is faster still at every one of those shapes
  *     measured (H100), `pingpong_tf32x3` (its bits, two k steps in flight) faster than
- *     that, and `fastsplit_tf32x3` (rung 16's bits with a cheaper split) faster again, so auto
- *     takes it (it copies operands TMA cannot read, or runs rung 14 or 16). Below that `tuned` (its tile configuration chosen per shape class). Without wgmma, NN
+ *     that, `fastsplit_tf32x3` (rung 16's bits with a cheaper split) faster again, and
+ *     `promote4_tf32x3` (rung 17 with a quarter of its FP32 additions) faster than every one
+ *     of them at every one of those shapes (H100), so auto takes it (it copies operands TMA
+ *     cannot read, or runs rung 14 or 16). Below that `tuned` (its tile configuration chosen per shape class). Without wgmma, NN
  *     from 1024 and 2^21 `pipelined`, else `tuned` (TT and skinny shapes favour `tuned`).
  *   dgemm: `dmma` (FP64 tensor cores) beats every SIMT rung at every size measured.
  *   omatcopy: `vectorized` at every size measured.
@@ -76,8 +78,8 @@ static const mb_auto_rule sm86_rows[] = { /* 8.6, 8.7, 8.9; also 11.x and 12.x *
 };
 
 static const mb_auto_rule sm90_rows[] = {
-    {MINIBLAS_OP_SGEMM, BIG_SIZE, ANY, BIG_AREA, ANY, ANY, ANY, "fastsplit_tf32x3"},
-    {MINIBLAS_OP_SGEMM, ANY, ANY, ANY, SPLITK_VOLUME, ANY, ANY, "fastsplit_tf32x3"},
+    {MINIBLAS_OP_SGEMM, BIG_SIZE, ANY, BIG_AREA, ANY, ANY, ANY, "promote4_tf32x3"},
+    {MINIBLAS_OP_SGEMM, ANY, ANY, ANY, SPLITK_VOLUME, ANY, ANY, "promote4_tf32x3"},
     {MINIBLAS_OP_SGEMM, BIG_SIZE, ANY, BIG_AREA, ANY, 0, ANY, "pipelined"},
     {MINIBLAS_OP_SGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "tuned"},
     {MINIBLAS_OP_DGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "dmma"},

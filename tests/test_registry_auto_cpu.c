@@ -11,22 +11,22 @@
 
 /* The measured policy of src/auto.c for sgemm (H200 figures in docs/ladders/gemm.md): pipelined
  * for NN with min(m, n) >= 1024 and m * n >= 2^21, tuned for small, skinny or transposed;
- * on Hopper fastsplit_tf32x3 (rung 17; it runs rung 14, wgmma_tf32x3, where TMA cannot copy
+ * on Hopper promote4_tf32x3 (rung 18; it runs rung 14, wgmma_tf32x3, where TMA cannot copy
  * the operands and copies do not pay, and rung 16 without the range guard's workspace) there
  * and from m * n * k >= 2^25. */
 static void test_auto_sgemm_policy(void) {
-    /* cc 9.0: fastsplit_tf32x3 from 1024 and 2^21 elements of C or from 2^25 multiply-adds, any
+    /* cc 9.0: promote4_tf32x3 from 1024 and 2^21 elements of C or from 2^25 multiply-adds, any
      * transpose; cc 8.0 (and 9.0 below that size): pipelined for NN from the same size, else
      * tuned */
     static const struct { int64_t m, n, k; int trans, cc; const char *rung; } c[] = {
-        {8192, 8192, 8192, 0, 90, "fastsplit_tf32x3"}, {8192, 1024, 8192, 0, 90, "fastsplit_tf32x3"},
-        {2048, 1024, 8192, 0, 90, "fastsplit_tf32x3"}, {4096, 4096, 4096, 3, 90, "fastsplit_tf32x3"},
-        {1024, 1024, 1024, 0, 90, "fastsplit_tf32x3"}, {8192, 128, 8192, 3, 90, "fastsplit_tf32x3"},
-        {128, 8192, 8192, 0, 90, "fastsplit_tf32x3"},  {16384, 512, 64, 0, 90, "fastsplit_tf32x3"},
-        {256, 256, 256, 0, 90, "tuned"},          {512, 512, 512, 3, 90, "fastsplit_tf32x3"},
-        {256, 256, 511, 0, 90, "tuned"},          {256, 256, 512, 0, 90, "fastsplit_tf32x3"},
-        {1, 1, 1LL << 40, 0, 90, "fastsplit_tf32x3"},
-        {1LL << 20, 1LL << 20, 1LL << 40, 0, 90, "fastsplit_tf32x3"},
+        {8192, 8192, 8192, 0, 90, "promote4_tf32x3"}, {8192, 1024, 8192, 0, 90, "promote4_tf32x3"},
+        {2048, 1024, 8192, 0, 90, "promote4_tf32x3"}, {4096, 4096, 4096, 3, 90, "promote4_tf32x3"},
+        {1024, 1024, 1024, 0, 90, "promote4_tf32x3"}, {8192, 128, 8192, 3, 90, "promote4_tf32x3"},
+        {128, 8192, 8192, 0, 90, "promote4_tf32x3"},  {16384, 512, 64, 0, 90, "promote4_tf32x3"},
+        {256, 256, 256, 0, 90, "tuned"},          {512, 512, 512, 3, 90, "promote4_tf32x3"},
+        {256, 256, 511, 0, 90, "tuned"},          {256, 256, 512, 0, 90, "promote4_tf32x3"},
+        {1, 1, 1LL << 40, 0, 90, "promote4_tf32x3"},
+        {1LL << 20, 1LL << 20, 1LL << 40, 0, 90, "promote4_tf32x3"},
         {8192, 8192, 8192, 0, 80, "pipelined"},    {8192, 1024, 8192, 0, 80, "pipelined"},
         {2048, 1024, 8192, 0, 80, "pipelined"},    {1024, 2048, 512, 0, 80, "pipelined"},
         {1024, 1024, 1024, 0, 80, "tuned"},        {8192, 128, 8192, 0, 80, "tuned"},
@@ -66,7 +66,7 @@ static void test_families(void) {
     } f[] = {
         {75, "7.5", "tuned", "tuned"},         {80, "8.0", "dmma", "pipelined"},
         {86, "8.6/8.9", "tuned", "pipelined"}, {87, "8.6/8.9", "tuned", "pipelined"},
-        {89, "8.6/8.9", "tuned", "pipelined"}, {90, "9.0", "dmma", "fastsplit_tf32x3"},
+        {89, "8.6/8.9", "tuned", "pipelined"}, {90, "9.0", "dmma", "promote4_tf32x3"},
         {100, "10.x", "dmma", "pipelined"},    {103, "10.x", "dmma", "pipelined"},
         {110, "12.x", "tuned", "pipelined"},   {120, "12.x", "tuned", "pipelined"},
         {121, "12.x", "tuned", "pipelined"},
