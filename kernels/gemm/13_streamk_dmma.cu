@@ -66,21 +66,11 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
     T *slots = (T *)((char *)p.work + MB_SK_FLAG_BYTES(pl.workers));
     const T alpha = (T)p.alpha, beta = (T)p.beta;
 
-    int64_t dp = w;                                      /* next data-parallel tile */
+    int64_t dp = w;                                           /* next data-parallel tile */
     int64_t it = w < pl.sk_workers ? mb_sk_start(&pl, w) : 0; /* next stream-K iteration */
     const int64_t it_end = w < pl.sk_workers ? mb_sk_start(&pl, w + 1) : 0;
-    for (;;) {
-        int64_t t, kb, ke; /* this segment: tile t, k-tiles [kb, ke) */
-        if (dp < pl.dp_tiles) {
-            t = dp, kb = 0, ke = I;
-            dp += gridDim.x;
-        } else if (it < it_end) {
-            t = it / I, kb = it % I;
-            ke = it_end - t * I < I ? it_end - t * I : I;
-            it = t * I + ke;
-        } else {
-            break;
-        }
+    int64_t t, kb, ke; /* each segment: tile t, k-tiles [kb, ke) */
+    while (mb_sk_next(&pl, &dp, &it, it_end, &t, &kb, &ke)) {
         int64_t tm, tn, r0, c0, m0, n0; /* owned from (r0, c0), computed from (m0, n0) */
         tc_tile_coords(t, ntm, ntn, &tm, &tn);
         tc_tile_place<Cfg>(tm, tn, p.m, p.n, shift, &r0, &c0, &m0, &n0);

@@ -61,6 +61,24 @@ MB_SK_HD int mb_sk_contrib(const mb_sk_plan *pl, int64_t v, int64_t t) {
     return s < (t + 1) * pl->iters && s > t * pl->iters && mb_sk_start(pl, v + 1) > s;
 }
 
+/* A worker's next segment: its data-parallel tiles first (*dp: the next, stepping by
+ * `workers`), then its stream-K range (*it up to it_end). Sets tile *t and k-tiles [*kb, *ke)
+ * and returns 1, or returns 0 when the worker is done. */
+MB_SK_HD int mb_sk_next(const mb_sk_plan *pl, int64_t *dp, int64_t *it, int64_t it_end,
+                        int64_t *t, int64_t *kb, int64_t *ke) {
+    const int64_t I = pl->iters;
+    if (*dp < pl->dp_tiles) {
+        *t = *dp, *kb = 0, *ke = I;
+        *dp += pl->workers;
+        return 1;
+    }
+    if (*it >= it_end) return 0;
+    *t = *it / I, *kb = *it % I;
+    *ke = it_end - *t * I < I ? it_end - *t * I : I;
+    *it = *t * I + *ke;
+    return 1;
+}
+
 /* Workspace bytes the plan needs (tile_bytes: one partial tile). */
 static inline size_t mb_sk_work_bytes(const mb_sk_plan *pl, size_t tile_bytes) {
     return MB_SK_FLAG_BYTES(pl->workers) + (size_t)(pl->sk_workers - 1) * tile_bytes;
