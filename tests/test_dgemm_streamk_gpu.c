@@ -17,7 +17,8 @@
  * Determinism: the same call, repeated, gives the same bits, also after another rung's split-K
  * has filled the workspace (flags included) with other data; on a 9.x GPU the stream-K path
  * must have run where the plan says so (its C differs from rung 12's in some bit).
- * MINIBLAS_TEST_RUNG narrows the rungs (default: streamk_dmma,dmma).
+ * MINIBLAS_TEST_RUNG narrows the rungs (default: streamk_dmma,dmma); MINIBLAS_TEST_QUICK=1
+ * runs one small stream-K shape (for compute-sanitizer).
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include <stdint.h>
@@ -151,11 +152,26 @@ int main(void) {
         {CM, N_, N_, 256, 128, 64, 0, 0, 0, AB_RAND, 0, 0, 0},
         {RM, T_, N_, 300, 200, 32, 0, 0, 0, AB_ONE_ZERO, 0, 0, 0},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) g_run_case(&g, &cases[i]);
+    /* MINIBLAS_TEST_QUICK=1 (compute-sanitizer): 4 tiles of 256 k-tiles over 256 workers,
+     * 64 pieces per tile, 4 k-tiles each */
+    const gcase quick_cases[] = {
+        {CM, N_, N_, 256, 128, 4096, 0, 0, 0, AB_RAND, 0, 0, 0},
+        {CM, T_, T_, 256, 128, 4096, 2, 4, 1, AB_ONE_ZERO, 0, 0, 0},
+    };
+    const int quick = mbt_quick();
+    if (quick)
+        for (size_t i = 0; i < sizeof quick_cases / sizeof quick_cases[0]; ++i)
+            g_run_case(&g, &quick_cases[i]);
+    else
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) g_run_case(&g, &cases[i]);
 
     for (int vi = 0; vi < g.nv; ++vi) {
         mbt_variant *v = &g.v[vi];
         if (v->skip || v->index < 0) continue;
+        if (quick) {
+            sk_determinism(g.h, v, MiniblasNoTrans, MiniblasNoTrans, 256, 128, 4096, 1.0, 1, cc_major);
+            continue;
+        }
         sk_determinism(g.h, v, MiniblasNoTrans, MiniblasNoTrans, 1280, 1280, 1280, 0.0, 1, cc_major);
         sk_determinism(g.h, v, MiniblasTrans, MiniblasNoTrans, 640, 640, 640, -0.5, 1, cc_major);
         sk_determinism(g.h, v, MiniblasNoTrans, MiniblasTrans, 256, 256, 8192, 1.0, 1, cc_major);
