@@ -148,15 +148,16 @@ int main(void) {
         {CM, N_, N_, 1280, 1280, 1280, 0, 0, 0, AB_RAND, 1, 0, 0},
         {CM, N_, N_, 1024, 2112, 512, 0, 0, 0, AB_NEG, 0, 0, 0},
         {CM, N_, N_, 1280, 1280, 1280, 0, 0, 0, AB_ZERO_RAND, 0, 0, 0},
-        /* small problems (the fallback: too few k-tiles per worker) */
+        /* small problems (the fallback: too few k-tiles per worker; 512^3 gets 4) */
+        {CM, N_, N_, 512, 512, 512, 0, 0, 0, AB_RAND, 0, 0, 0},
         {CM, N_, N_, 256, 128, 64, 0, 0, 0, AB_RAND, 0, 0, 0},
         {RM, T_, N_, 300, 200, 32, 0, 0, 0, AB_ONE_ZERO, 0, 0, 0},
     };
-    /* MINIBLAS_TEST_QUICK=1 (compute-sanitizer): 4 tiles of 256 k-tiles over 256 workers,
-     * 64 pieces per tile, 4 k-tiles each */
+    /* MINIBLAS_TEST_QUICK=1 (compute-sanitizer): 4 tiles of 384 k-tiles over 256 workers,
+     * 64 pieces per tile, 6 k-tiles each */
     const gcase quick_cases[] = {
-        {CM, N_, N_, 256, 128, 4096, 0, 0, 0, AB_RAND, 0, 0, 0},
-        {CM, T_, T_, 256, 128, 4096, 2, 4, 1, AB_ONE_ZERO, 0, 0, 0},
+        {CM, N_, N_, 256, 128, 6144, 0, 0, 0, AB_RAND, 0, 0, 0},
+        {CM, T_, T_, 256, 128, 6144, 2, 4, 1, AB_ONE_ZERO, 0, 0, 0},
     };
     const int quick = mbt_quick();
     if (quick)
@@ -169,7 +170,7 @@ int main(void) {
         mbt_variant *v = &g.v[vi];
         if (v->skip || v->index < 0) continue;
         if (quick) {
-            sk_determinism(g.h, v, MiniblasNoTrans, MiniblasNoTrans, 256, 128, 4096, 1.0, 1, cc_major);
+            sk_determinism(g.h, v, MiniblasNoTrans, MiniblasNoTrans, 256, 128, 6144, 1.0, 1, cc_major);
             continue;
         }
         sk_determinism(g.h, v, MiniblasNoTrans, MiniblasNoTrans, 1280, 1280, 1280, 0.0, 1, cc_major);

@@ -160,7 +160,7 @@ static void sweep(void) {
  * 128x64 tiles, k-tiles of 16. */
 static void h100_cases(void) {
     const int64_t W = 264;
-    for (int64_t n = 512; n <= 4096; n += 128) {
+    for (int64_t n = 640; n <= 4096; n += 128) {
         const int64_t T = (n / 128) * (n / 64), I = n / 16;
         mb_sk_plan pl;
         const int ok = mb_sk_make_plan(T, I, W, WORK_16M, TILE_BYTES, &pl);
@@ -182,7 +182,9 @@ static void h100_cases(void) {
     CHECK(mb_sk_make_plan(200, 80, W, WORK_16M, TILE_BYTES, &pl) && pl.dp_tiles == 0, "1280");
     CHECK(mb_sk_make_plan(450, 120, W, WORK_16M, TILE_BYTES, &pl) && pl.dp_tiles == 0, "1920");
     CHECK(mb_sk_make_plan(800, 160, W, WORK_16M, TILE_BYTES, &pl) && pl.dp_tiles == 528, "2560");
-    /* fallbacks: tiny (32 tiles x 4 k-tiles), little workspace, one worker */
+    /* fallbacks: 512^3 (32 tiles x 32 k-tiles: 4 per worker), tiny (32 tiles x 4 k-tiles),
+     * little workspace, no workspace, one worker */
+    CHECK(!mb_sk_make_plan(32, 32, W, WORK_16M, TILE_BYTES, &pl), "512");
     CHECK(!mb_sk_make_plan(32, 4, W, WORK_16M, TILE_BYTES, &pl), "tiny");
     CHECK(!mb_sk_make_plan(200, 80, W, (size_t)4 << 20, TILE_BYTES, &pl), "4 MiB");
     CHECK(!mb_sk_make_plan(200, 80, W, 0, TILE_BYTES, &pl), "no workspace");

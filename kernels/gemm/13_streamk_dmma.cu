@@ -19,7 +19,7 @@
  * memset per call); each shared tile is computed in pieces with their own pipeline prologue.
  * Runs only where the XMMA loop takes every tile (k a multiple of 16, 16-byte aligned
  * operands, m >= 128, n >= 64, edge tiles shifted inside) and the tiles leave a partial wave;
- * elsewhere, with too little workspace, or fewer than 4 k-tiles per block, it calls rung 12.
+ * elsewhere, with too little workspace, or fewer than 6 k-tiles per block, it calls rung 12.
  * Resources: 128 threads and about 79.5 KB of shared memory per block, 2 blocks per SM.
  * Current figure: not yet measured.
  */

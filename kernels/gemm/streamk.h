@@ -33,8 +33,10 @@
 #define MB_SK_HD static inline
 #endif
 
-/* Fewest k-tiles a stream-K worker must get (below it the fixup costs more than it saves). */
-#define MB_SK_MIN_ITERS 4
+/* Fewest k-tiles a stream-K worker must get: two pipeline depths of the 3-stage loop, so that a
+ * piece's prologue and its partial's write and read are amortised (a first guess, to be tuned
+ * on the GPU: 512^3, 32 tiles of 32 k-tiles over 256 workers, gets 4 and falls back). */
+#define MB_SK_MIN_ITERS 6
 /* Flags region: one unsigned per worker, rounded up to 256 bytes (slots stay aligned). */
 #define MB_SK_FLAG_BYTES(workers) ((((size_t)(workers) * 4u) + 255u) & ~(size_t)255u)
 
