@@ -137,6 +137,10 @@ int main(void) {
         /* odd M and N with the edge tiles shifted inside (A and B K-contiguous: TN) */
         {CM, T_, N_, 1001, 1003, 1024, 0, 0, 3, AB_RAND, 0, 0, 0},
         {CM, T_, N_, 1537, 1151, 768, 0, 0, 0, AB_ONE_ZERO, 0, 0, 0},
+        /* odd N with B K-contiguous (NN), odd M with A K-contiguous (TT) */
+        {CM, N_, N_, 1282, 1151, 1024, 2, 0, 0, AB_RAND, 0, 0, 0},
+        {CM, T_, T_, 1151, 1282, 896, 0, 2, 1, AB_ONE_ZERO, 0, 0, 0},
+        {RM, N_, N_, 1151, 1282, 640, 0, 0, 0, AB_NEG, 0, 0, 0},
         /* even M, N not multiples of the tile: NN, TT */
         {CM, N_, N_, 1282, 1278, 1024, 0, 0, 5, AB_RAND, 0, 0, 0},
         {CM, T_, T_, 1278, 1282, 1024, 0, 0, 0, AB_RAND_ZERO, 0, 0, 0},
