@@ -77,8 +77,10 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
         /* The segment's operands: A and B from k = kb BK, ke - kb k-tiles deep. */
         mb_gemm_args q = p;
         const int64_t k0 = kb * BK;
-        q.A = (const T *)p.A + (AKC ? k0 : k0 * p.lda);
-        q.B = (const T *)p.B + (BKC ? k0 * p.ldb : k0);
+        int64_t off_a, off_b;
+        mb_sk_operand_offsets(AKC, BKC, p.lda, p.ldb, k0, &off_a, &off_b);
+        q.A = (const T *)p.A + off_a;
+        q.B = (const T *)p.B + off_b;
         q.k = (ke - kb) * BK;
         const int64_t KT = ke - kb;
 

@@ -81,6 +81,17 @@ MB_SK_HD int mb_sk_next(const mb_sk_plan *pl, int64_t *dp, int64_t *it, int64_t 
     return 1;
 }
 
+/* Element offsets, in A and in B, of k = k0 for a segment that starts there: the kernel's
+ * loaders read op(A)(i, k) at A[k + i lda] when A is K-contiguous (akc: transposed) and at
+ * A[i + k lda] otherwise, op(B)(k, j) at B[k + j ldb] when B is K-contiguous (bkc: not
+ * transposed) and at B[j + k ldb] otherwise (column-major after normalisation); a segment's
+ * operands start where those put k = k0. */
+MB_SK_HD void mb_sk_operand_offsets(int akc, int bkc, int64_t lda, int64_t ldb, int64_t k0,
+                                    int64_t *off_a, int64_t *off_b) {
+    *off_a = akc ? k0 : k0 * lda;
+    *off_b = bkc ? k0 : k0 * ldb;
+}
+
 /* Workspace bytes the plan needs (tile_bytes: one partial tile). */
 static inline size_t mb_sk_work_bytes(const mb_sk_plan *pl, size_t tile_bytes) {
     return MB_SK_FLAG_BYTES(pl->workers) + (size_t)(pl->sk_workers - 1) * tile_bytes;
