@@ -9,7 +9,8 @@
  *   - gemm: m, n, k >= 1 and alpha != 0 (alpha == 0 or k == 0 is handled by mb_gemm_scale);
  *     beta == 0 means C must not be read; `work` (work_bytes bytes of device memory, may be
  *     NULL) is the handle's gemm workspace, free for the launch's own use in stream order
- *     (split-K partial sums, kernels/gemm/splitk.cuh; the 3xTF32 range guard's flag and tile
+ *     (split-K partial sums, kernels/gemm/splitk.cuh; stream-K partial tiles and flags,
+ *     kernels/gemm/streamk.h, the flags zeroed by the launch; the 3xTF32 range guard's flag and tile
  *     bits, kernels/gemm/x3guard.cuh, zeroed by the launch itself: no state between calls);
  *   - omatcopy: rows, cols >= 1; alpha != 0 (alpha == 0: dispatch zero-fills B); no overlap;
  *   - reductions: n >= 1; x (and y) point at LOGICAL element 0 and element i lives at

@@ -40,6 +40,8 @@ def kernel_rung(name):
     m = re.match(r"void tc_gemm_kernel<tc_cfg<[^>]*>, (\d)", name)
     if m:
         return "gemm", {"0": "dmma", "1": "tf32", "2": "tf32x3"}[m.group(1)], prec
+    if name.startswith("void sk_dmma_kernel<"):  # 13_streamk_dmma.cu
+        return "gemm", "streamk_dmma", "double"
     if name.startswith("void wg_tf32x3_kernel<"):
         return "gemm", "wgmma_tf32x3", "float"
     if name.startswith("void tma_tf32x3_kernel<"):
@@ -83,6 +85,11 @@ def dynamic_smem(name, rung, prec):
     if m:
         bm, bn, bk, wm, wn, st, minb, op = [int(x) for x in m.groups()[:8]]
         return tc_cfg_smem(es, bm, bn, bk, st, m.group(9) == "true", m.group(10) == "true", op == 2)
+    m = re.match(r"void sk_dmma_kernel<tc_cfg<\w+, (\d+), (\d+), (\d+), (\d+), (\d+), (\d+), (\d+)"
+                 r"(?:, \d+, \d+, (?:true|false))?>, (true|false), (true|false)", name)
+    if m:  # 13_streamk_dmma.cu: tc_cfg::smem_bytes of rung 12's big tile
+        bm, bn, bk, wm, wn, st, minb = [int(x) for x in m.groups()[:7]]
+        return tc_cfg_smem(es, bm, bn, bk, st, m.group(8) == "true", m.group(9) == "true", False)
     m = re.match(r"void (wg|tma|pingpong|promote)(?:_tf32x3_kernel<|_kernel<(?:true|false), |_kernel<)"
                  r"(true|false), (true|false)", name)
     if m:  # wg_tf32x3.cuh wg_smem_bytes: 4 B planes (128 x 32 floats), then wg_cfg's stages;
