@@ -21,7 +21,7 @@
  * leading dimensions lose the 16-byte copies.
  * Resources (nvcc -arch=sm_90a -Xptxas -v): 249..255 registers, no spills unsplit; 200..208 KB
  * dynamic shared memory; 1 block per SM.
- * Current figure (H100, perf/results/h100/ladder.csv): 67.7 TFLOP/s at 4096^3 NN, 1.38x cuBLAS
+ * Current figure (H100, perf/results/h100/ladder.csv): 68.2 TFLOP/s at 4096^3 NN, 1.30x cuBLAS
  * FP32; the guard's cost: docs/ladders/gemm.md. Built for sm_90a (CMakeLists.txt); the sm_90
  * build traps; dispatch requires cc 9.0. Shared code with rung 15: wg_tf32x3.cuh.
  */

@@ -22,8 +22,8 @@
  * Resources (nvcc -arch=sm_90a -Xptxas -v): 384 threads, 168 registers at launch, then 40 for
  * the producer (its code uses <= 21) and 232 for the consumers (<= 193; cuobjdump -sass), no
  * spills, no stack; 200..208 KB dynamic shared memory plus 64 B of mbarriers; 1 block per SM.
- * Current figure (H100, perf/results/h100/ladder.csv): 78.0 TFLOP/s at 4096^3 NN, 1.59x
- * cuBLAS FP32 (rung 14: 67.7); 1.49x on 4097x4095x4099 with its operands copied (rung 14: 0.92x).
+ * Current figure (H100, perf/results/h100/ladder.csv): 78.0 TFLOP/s at 4096^3 NN, 1.49x
+ * cuBLAS FP32 (rung 14: 68.2); 1.46x on 4097x4095x4099 with its operands copied (rung 14: 0.89x).
  * Built for sm_90a (CMakeLists.txt); the sm_90 build traps; dispatch requires cc 9.0. The
  * TMA ring, the producer and the launcher are shared with rung 16: tma_ring.cuh.
  */

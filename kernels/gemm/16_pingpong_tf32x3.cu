@@ -18,8 +18,8 @@
  * gives the producer 24 (its code uses <= 6) and the consumers 240 (<= 237: acc, t0 and t1
  * are 192, two A fragments 16; nvdisasm), no spills, no stack; 200..208 KB dynamic shared
  * memory plus 64 B of mbarriers; 1 block per SM.
- * Current figure (H100, perf/results/h100/ladder.csv): 80.5 TFLOP/s at 4096^3 NN, 1.64x cuBLAS
- * FP32 (rung 15: 78.0); 79.0 at 8192^3 (1.67x); 71.0 on 4097x4095x4099, operands copied.
+ * Current figure (H100, perf/results/h100/ladder.csv): 81.2 TFLOP/s at 4096^3 NN, 1.55x cuBLAS
+ * FP32 (rung 15: 78.0); 82.4 at 8192^3 (1.61x); 70.9 on 4097x4095x4099, operands copied.
  * Built for sm_90a (CMakeLists.txt); the sm_90 build traps; dispatch requires cc 9.0. The
  * TMA ring, the producer and the launcher: tma_ring.cuh (shared with rung 15); the kernel:
  * pingpong.cuh (shared with rung 17).

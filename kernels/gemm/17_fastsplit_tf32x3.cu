@@ -21,8 +21,8 @@
  * So every input gets rung 16's result class and accuracy.
  * Limits: rung 16's (schedule, resources, fallbacks); bitwise equality with rung 16 rests on
  * the tensor cores' truncation of TF32 operands.
- * Current figure (H100, perf/results/h100/ladder.csv): 95.0 TFLOP/s at 4096^3 NN, 1.93x cuBLAS
- * FP32 (rung 16: 80.5, 1.18x); 95.9 at 8192^3 (2.03x); 82.5 on 4097x4095x4099 (1.81x).
+ * Current figure (H100, perf/results/h100/ladder.csv): 98.2 TFLOP/s at 4096^3 NN, 1.88x cuBLAS
+ * FP32 (rung 16: 81.2, 1.21x); 100.5 at 8192^3 (1.97x); 83.4 on 4097x4095x4099 (1.79x).
  * Built for sm_90a (CMakeLists.txt); the sm_90 build traps; dispatch requires cc 9.0.
  */
 #include "pingpong.cuh"
