@@ -56,12 +56,13 @@ static_assert(td_stages(true) > TD_AHEAD && td_stages(false) > TD_AHEAD, "ring d
  * keeps the parity of every stage's next full phase (fph) and thread 0 that of its next empty
  * phase (eph, starting at 1: a fresh barrier's preceding phase counts as complete). Per
  * k-tile in stage cs, rung 12's XMMA schedule (tc_mainloop_f64_xmma) with:
- *   step 0, after mma (1, 0): thread 0 waits until stage (cs + 2) % S is released, then
- *           issues k-tile kt + 2 into it (rung 12: every thread's copies, same place);
  *   step 1, after mma (0, 0): the last fragment load of stage cs, then every thread
  *           arrives on its empty barrier;
- *           after mma (1, 0): wait on the full barrier of stage cs + 1 (rung 12: the
- *           cp.async wait and __syncthreads), its first fragments.
+ *           after mma (1, 0): thread 0 waits until stage (cs + 2) % S is released and
+ *           issues k-tile kt + 2 into it (rung 12: every thread's copies, in step 0), then
+ *           every thread waits on the full barrier of stage cs + 1 (rung 12: the cp.async
+ *           wait and __syncthreads) and loads its first fragments. Refill and wait are
+ *           one divergent region, so ptxas keeps the rest of the k-tile one basic block.
  * Past the last k-tile nothing is waited for or read.
  * ------------------------------------------------------------------------------------- */
 template <bool AKC, bool BKC>
@@ -75,14 +76,15 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
     constexpr int AE = Cfg::a_elems(AKC), BE = Cfg::b_elems(BKC);
     constexpr unsigned AB = AE * sizeof(double), BB = BE * sizeof(double);
     const int64_t ntm = (p.m + BM - 1) / BM, ntn = (p.n + BN - 1) / BN, ntiles = ntm * ntn;
-    int64_t tile0 = blockIdx.x, k0 = 0; /* k0: first k of this block's slice */
+    int64_t tile0 = blockIdx.x;
+    int k0 = 0; /* first k of this block's slice (k < 2^31 - 1024: tm_dims_ok) */
     double *C = (double *)p.C;
     bool to_slab = false;
     if ((int64_t)blockIdx.x >= tail.t0) {
         const int64_t j = blockIdx.x - tail.t0, rem = ntiles - tail.t0;
         const int s = (int)(j / rem);
         tile0 = tail.t0 + j % rem;
-        k0 = (int64_t)s * tail.kc;
+        k0 = (int)(s * tail.kc);
         p.k = p.k - k0 < tail.kc ? p.k - k0 : tail.kc;
         if (s > 0) {
             C = (double *)p.work + ((int64_t)(s - 1) * rem + j % rem) * (BM * BN);
@@ -97,7 +99,7 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
     const unsigned full0 = tc_smem_addr(sB + S * BE), empty0 = full0 + 8 * S;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int wm0 = (warp % Cfg::WARPS_M) * Cfg::WM, wn0 = (warp / Cfg::WARPS_M) * Cfg::WN;
-    const int64_t KT = (p.k + BK - 1) / BK;
+    const int KT = (int)((p.k + BK - 1) / BK);
     if (tid == 0) {
         for (int s = 0; s < S; ++s) {
             tm_bar_init(full0 + 8 * s, 1);
@@ -123,11 +125,11 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
                 for (int v = 0; v < 4; ++v) acc[mi][ni][v] = 0.0;
 
         /* Thread 0: k-tile kt of this tile into stage st, once its previous fill is read. */
-        auto produce = [&](int st, int64_t kt) {
+        auto produce = [&](int st, int kt) {
             tm_wait(empty0 + 8 * st, (eph >> st) & 1u);
             eph ^= 1u << st;
             tm_arrive_tx(full0 + 8 * st, AB + BB);
-            const int k = (int)(k0 + kt * BK);
+            const int k = k0 + kt * BK;
             if (AKC)
                 tm_copy2d(sa + st * AB, &tmA, k, (int)m0, full0 + 8 * st);
             else
@@ -166,7 +168,7 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
         tc_gather_b_f64<Cfg, BKC, 2>(b0, sB, wn0, 0, lane);
         /* One k-tile in stage cs; unrolled by S below so that every stage offset is a
          * constant. */
-        auto ktile = [&](int64_t kt, int cs) {
+        auto ktile = [&](int kt, int cs) {
             const int ns = (cs + 1) % S, fs = (cs + D) % S;
             const double *cA = sA + cs * AE, *cB = sB + cs * BE;
             const double *nA = sA + ns * AE, *nB = sB + ns * BE;
@@ -180,10 +182,6 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
             for (int mi = 1; mi < MI; ++mi) {
                 mma0(mi, 0, 1);
                 tc_gather_a1_f64<Cfg, AKC, 2>(a1[mi - 1], cA, wm0, mi - 1, 8, lane);
-                if (mi == 1) {
-                    if (tid == 0 && kt + D < KT) produce(fs, kt + D);
-                    __syncwarp();
-                }
                 mma0(mi, 1, NI);
             }
             /* step 1 */
@@ -195,6 +193,8 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
                     tm_arrive(empty0 + 8 * cs); /* this thread's reads of stage cs are done */
                 } else if (next) {
                     if (mi == 1) {
+                        /* one divergent region per k-tile: the refill, then the wait */
+                        if (tid == 0 && kt + D < KT) produce(fs, kt + D);
                         full_wait(ns);
                         tc_gather_b_f64<Cfg, BKC, 2>(b0, nB, wn0, 0, lane);
                     }
@@ -203,7 +203,7 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
                 mma1(mi, 1, NI);
             }
         };
-        for (int64_t kt = 0; kt < KT; kt += S) {
+        for (int kt = 0; kt < KT; kt += S) {
 #pragma unroll
             for (int j = 0; j < S; ++j)
                 if (kt + j < KT) ktile(kt + j, j);
