@@ -321,7 +321,7 @@ extern "C" cudaError_t mb_dgemm_tma_dmma(const void *a, cudaStream_t s) {
     cudaError_t e = mb_device_info(&sms, NULL);
     if (e != cudaSuccess) return e;
     const int64_t big = mb_cdiv(p->m, td_cfg::BM) * mb_cdiv(p->n, td_cfg::BN);
-    if (big < 3 * (int64_t)sms || !tm_dims_ok(p)) return mb_dgemm_dmma(a, s);
+    if (big < 3 * (int64_t)sms || p->k == 0 || !tm_dims_ok(p)) return mb_dgemm_dmma(a, s);
     PFN_cuTensorMapEncodeTiled_v12000 fn;
     e = tm_encoder(&fn);
     if (e != cudaSuccess) return e;
