@@ -16,12 +16,13 @@
  * Limits: the boxes are as wide as rung 12's padded rows (its conflict-free layouts, all four
  * transposes): each k16 copy reads 4 unused doubles per row (B K-contiguous: 25% more bytes).
  * TMA needs 16-byte aligned A and B, lda and ldb even, k a multiple of 16: other operands are
- * copied as rung 12 copies them (same threshold), else the call runs rung 12; so does every
- * shape where rung 12 would not take its big tile (fewer than 3 tiles per SM), split k or
- * the 16-byte path. Each element gets rung 12's mma in rung 12's order (the same tail split
- * of the last wave too): C is bitwise rung 12's.
- * Resources: 128 threads, 2 blocks per SM; dynamic shared memory 4 x 26.5 KB (NN), 4 x 25 KB
- * (NT), 3 x 30 KB (TN), 3 x 28.5 KB (TT), plus 8 B per mbarrier. Measured: not yet.
+ * copied as rung 12 copies them (same threshold), else the call runs rung 12, as does every
+ * shape rung 12 would not run on its big tile at once (fewer than 3 tiles per SM). Each
+ * element gets rung 12's mma in rung 12's order (and the same tail split of the last wave):
+ * C is bitwise rung 12's.
+ * Resources (nvcc 13.0 -arch=sm_90a -Xptxas -v): 128 threads, 255 registers, no spills, no
+ * stack; dynamic shared memory 4 x 26.5 KB (NN), 4 x 25 KB (NT), 3 x 30 KB (TN), 3 x 28.5 KB
+ * (TT) plus 8 B per mbarrier; 2 blocks per SM. Measured: not yet.
  * Built for sm_90a (CMakeLists.txt); the sm_90 build traps; dispatch requires cc 9.0.
  */
 #include "tma_ring.cuh"
@@ -252,6 +253,20 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
 /* ---------------------------------------------------------------------------------------
  * Host: tensor maps, rung 12's tail plan for its big tile, the launch and the tail sum.
  * ------------------------------------------------------------------------------------- */
+/* cudaFuncSetAttribute(func, PreferredSharedMemoryCarveout, MaxShared) once per kernel and
+ * device (as mb_smem_limit_once). */
+static cudaError_t td_carveout_once(const void *func, unsigned long long *done) {
+    int dev = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e != cudaSuccess) return e;
+    const unsigned long long bit = dev >= 0 && dev < 64 ? 1ull << dev : 0ull;
+    if (bit && (__atomic_load_n(done, __ATOMIC_RELAXED) & bit)) return cudaSuccess;
+    e = cudaFuncSetAttribute(func, cudaFuncAttributePreferredSharedMemoryCarveout,
+                             cudaSharedmemCarveoutMaxShared);
+    if (e == cudaSuccess && bit) __atomic_fetch_or(done, bit, __ATOMIC_RELAXED);
+    return e;
+}
+
 /* The launch for operands TMA can copy; *ran = 0 (nothing launched) where the driver refused
  * a tensor map. */
 template <bool AKC, bool BKC>
@@ -275,6 +290,11 @@ static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v
     static unsigned long long smem_set; /* devices whose limit is raised (this kernel) */
     cudaError_t e = mb_smem_limit_once((const void *)tma_dmma_kernel<AKC, BKC>, (int)smem,
                                        &smem_set);
+    if (e != cudaSuccess) return e;
+    /* Two blocks of up to 106 KB per SM need the largest shared-memory carveout (228 KB):
+     * asked for, not left to the driver's choice. */
+    static unsigned long long carve_set;
+    e = td_carveout_once((const void *)tma_dmma_kernel<AKC, BKC>, &carve_set);
     if (e != cudaSuccess) return e;
     /* Rung 12's plan for its big tile (tc_gemm_launch_s): the same tail split, so the same
      * sums in the same order. */
