@@ -8,7 +8,7 @@
  * stages (3 when A is transposed: its K-contiguous stage is larger); per stage a "full"
  * mbarrier (expect_tx: the stage's bytes) says it landed and an "empty" mbarrier (one arrival
  * per thread, after its last fragment load of the stage) says it was read. No warp is
- * specialised: thread 0 refills a stage two k-tiles ahead from inside the main loop.
+ * specialised: thread 0 refills the stage read last from inside the main loop.
  * Why faster: the per-k-tile cp.async.wait + __syncthreads become one mbarrier wait, and the
  * copies' address and predicate arithmetic, the LDGSTS and their 64-bit pointers leave the
  * loop (fewer instructions and registers per k16; warps drift instead of meeting at a
@@ -32,11 +32,16 @@ extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s);
 /* Rung 12's big tile (12_dmma.cu: dmma_big_cfg); STAGES here only names rung 12's ring. */
 typedef tc_cfg<double, 128, 64, 16, 64, 32, 3, 2, 8, TC_PIPE_XMMA, true> td_cfg;
 #define TD_THREADS 128
-#define TD_AHEAD 2 /* k-tile kt + TD_AHEAD is issued in iteration kt (rung 12: the same) */
-/* Stages: 4 (one of slack: thread 0 refills the stage read two k-tiles before, so a warp
- * lagging by up to a k-tile does not stall it), 3 when A is K-contiguous (4 of its 30 KB
- * stages would not fit 2 blocks in an SM's 228 KB). */
+/* Stages: 4, 3 when A is K-contiguous (4 of its 30 KB stages would not fit 2 blocks in an
+ * SM's 228 KB). In iteration kt thread 0 issues k-tile kt + S - 1 into the stage k-tile
+ * kt - 1 was read from. With 4 stages it does so in the second k step, next to the wait for
+ * k-tile kt + 1 (one divergent region per k-tile): the copy has two k-tiles of time to land,
+ * and the stage is released unless a warp lags a whole k-tile behind. With 3 stages, in the
+ * first k step as rung 12 issues its copies: one and a half k-tiles to land (one in the
+ * second step), and a warp may lag half a k-tile (rung 12's barrier: none). */
 static constexpr int td_stages(bool akc) { return akc ? 3 : 4; }
+static constexpr int td_ahead(bool akc) { return td_stages(akc) - 1; }
+static constexpr bool td_refill_step0(bool akc) { return td_stages(akc) < 4; }
 static constexpr size_t td_smem_bytes(bool akc, bool bkc) {
     return (size_t)td_stages(akc) * (td_cfg::a_elems(akc) + td_cfg::b_elems(bkc)) *
                sizeof(double) +
@@ -48,7 +53,6 @@ static_assert(td_cfg::a_elems(true) * 8 % 128 == 0 && td_cfg::a_elems(false) * 8
 static_assert(2 * (td_smem_bytes(true, true) + 1024) <= 228 * 1024 &&
                   2 * (td_smem_bytes(false, true) + 1024) <= 228 * 1024,
               "two blocks per SM");
-static_assert(td_stages(true) > TD_AHEAD && td_stages(false) > TD_AHEAD, "ring deeper than ahead");
 
 /* ---------------------------------------------------------------------------------------
  * The kernel. One block per 128x64 tile (tiles beyond the grid looped over); blocks from
@@ -57,13 +61,13 @@ static_assert(td_stages(true) > TD_AHEAD && td_stages(false) > TD_AHEAD, "ring d
  * keeps the parity of every stage's next full phase (fph) and thread 0 that of its next empty
  * phase (eph, starting at 1: a fresh barrier's preceding phase counts as complete). Per
  * k-tile in stage cs, rung 12's XMMA schedule (tc_mainloop_f64_xmma) with:
+ *   step 0, after mma (1, 0), 3 stages: thread 0 waits until stage (cs + S - 1) % S is
+ *           released and issues k-tile kt + S - 1 into it (rung 12: every thread's copies);
  *   step 1, after mma (0, 0): the last fragment load of stage cs, then every thread
  *           arrives on its empty barrier;
- *           after mma (1, 0): thread 0 waits until stage (cs + 2) % S is released and
- *           issues k-tile kt + 2 into it (rung 12: every thread's copies, in step 0), then
- *           every thread waits on the full barrier of stage cs + 1 (rung 12: the cp.async
- *           wait and __syncthreads) and loads its first fragments. Refill and wait are
- *           one divergent region, so ptxas keeps the rest of the k-tile one basic block.
+ *           after mma (1, 0): 4 stages: thread 0's refill, as above; then every thread
+ *           waits on the full barrier of stage cs + 1 (rung 12: the cp.async wait and
+ *           __syncthreads) and loads its first fragments.
  * Past the last k-tile nothing is waited for or read.
  * ------------------------------------------------------------------------------------- */
 template <bool AKC, bool BKC>
@@ -72,7 +76,8 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
                     const __grid_constant__ CUtensorMap tmB, mb_gemm_args p, mb_tail tail) {
 #if WG_SM90A
     typedef td_cfg Cfg;
-    constexpr int S = td_stages(AKC), D = TD_AHEAD, MI = Cfg::MI, NI = Cfg::NI;
+    constexpr int S = td_stages(AKC), D = td_ahead(AKC), MI = Cfg::MI, NI = Cfg::NI;
+    constexpr bool REFILL0 = td_refill_step0(AKC);
     constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK;
     constexpr int AE = Cfg::a_elems(AKC), BE = Cfg::b_elems(BKC);
     constexpr unsigned AB = AE * sizeof(double), BB = BE * sizeof(double);
@@ -183,6 +188,10 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
             for (int mi = 1; mi < MI; ++mi) {
                 mma0(mi, 0, 1);
                 tc_gather_a1_f64<Cfg, AKC, 2>(a1[mi - 1], cA, wm0, mi - 1, 8, lane);
+                if (REFILL0 && mi == 1) {
+                    if (tid == 0 && kt + D < KT) produce(fs, kt + D);
+                    __syncwarp();
+                }
                 mma0(mi, 1, NI);
             }
             /* step 1 */
@@ -194,8 +203,8 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
                     tm_arrive(empty0 + 8 * cs); /* this thread's reads of stage cs are done */
                 } else if (next) {
                     if (mi == 1) {
-                        /* one divergent region per k-tile: the refill, then the wait */
-                        if (tid == 0 && kt + D < KT) produce(fs, kt + D);
+                        /* 4 stages: one divergent region per k-tile, refill and wait */
+                        if (!REFILL0 && tid == 0 && kt + D < KT) produce(fs, kt + D);
                         full_wait(ns);
                         tc_gather_b_f64<Cfg, BKC, 2>(b0, nB, wn0, 0, lane);
                     }
