@@ -40,8 +40,11 @@ typedef tc_cfg<double, 128, 64, 16, 64, 32, 3, 2, 8, TC_PIPE_XMMA, true> td_cfg;
  * first k step as rung 12 issues its copies: one and a half k-tiles to land (one in the
  * second step), and a warp may lag half a k-tile (rung 12's barrier: none). */
 static constexpr int td_stages(bool akc) { return akc ? 3 : 4; }
-static constexpr int td_ahead(bool akc) { return td_stages(akc) - 1; }
-static constexpr bool td_refill_step0(bool akc) { return td_stages(akc) < 4; }
+template <bool AKC>
+struct td_ring {
+    static constexpr int S = td_stages(AKC), D = S - 1; /* stages; k-tiles issued ahead */
+    static constexpr bool REFILL0 = S < 4;              /* refill in the first k step */
+};
 static constexpr size_t td_smem_bytes(bool akc, bool bkc) {
     return (size_t)td_stages(akc) * (td_cfg::a_elems(akc) + td_cfg::b_elems(bkc)) *
                sizeof(double) +
@@ -76,8 +79,8 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
                     const __grid_constant__ CUtensorMap tmB, mb_gemm_args p, mb_tail tail) {
 #if WG_SM90A
     typedef td_cfg Cfg;
-    constexpr int S = td_stages(AKC), D = td_ahead(AKC), MI = Cfg::MI, NI = Cfg::NI;
-    constexpr bool REFILL0 = td_refill_step0(AKC);
+    constexpr int S = td_ring<AKC>::S, D = td_ring<AKC>::D, MI = Cfg::MI, NI = Cfg::NI;
+    constexpr bool REFILL0 = td_ring<AKC>::REFILL0;
     constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK;
     constexpr int AE = Cfg::a_elems(AKC), BE = Cfg::b_elems(BKC);
     constexpr unsigned AB = AE * sizeof(double), BB = BE * sizeof(double);
