@@ -37,8 +37,8 @@ typedef tc_cfg<double, 128, 64, 16, 64, 32, 3, 2, 8, TC_PIPE_XMMA, true> td_cfg;
  * kt - 1 was read from. With 4 stages it does so in the second k step, next to the wait for
  * k-tile kt + 1 (one divergent region per k-tile): the copy has two k-tiles of time to land,
  * and the stage is released unless a warp lags a whole k-tile behind. With 3 stages, in the
- * first k step as rung 12 issues its copies: one and a half k-tiles to land (one in the
- * second step), and a warp may lag half a k-tile (rung 12's barrier: none). */
+ * first k step, where rung 12 issues its copies: one and a half k-tiles to land, as there,
+ * and a warp may lag half a k-tile (rung 12's barrier: none). */
 static constexpr int td_stages(bool akc) { return akc ? 3 : 4; }
 template <bool AKC>
 struct td_ring {
