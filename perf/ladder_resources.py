@@ -42,6 +42,8 @@ def kernel_rung(name):
         return "gemm", {"0": "dmma", "1": "tf32", "2": "tf32x3"}[m.group(1)], prec
     if name.startswith("void sk_dmma_kernel<"):  # 13_streamk_dmma.cu
         return "gemm", "streamk_dmma", "double"
+    if name.startswith("void tma_dmma_kernel<"):  # 14_tma_dmma.cu
+        return "gemm", "tma_dmma", "double"
     if name.startswith("void wg_tf32x3_kernel<"):
         return "gemm", "wgmma_tf32x3", "float"
     if name.startswith("void tma_tf32x3_kernel<"):
@@ -90,6 +92,12 @@ def dynamic_smem(name, rung, prec):
     if m:  # 13_streamk_dmma.cu: tc_cfg::smem_bytes of rung 12's big tile
         bm, bn, bk, wm, wn, st, minb = [int(x) for x in m.groups()[:7]]
         return tc_cfg_smem(es, bm, bn, bk, st, m.group(8) == "true", m.group(9) == "true", False)
+    m = re.match(r"void tma_dmma_kernel<(true|false), (true|false)>", name)
+    if m:  # 14_tma_dmma.cu td_smem_bytes: rung 12's big-tile stages, 3 of them when A is
+        # K-contiguous (transposed), else 4, then a full and an empty mbarrier per stage
+        akc, bkc = m.group(1) == "true", m.group(2) == "true"
+        st = 3 if akc else 4
+        return tc_cfg_smem(8, 128, 64, 16, st, akc, bkc, False) + 2 * st * 8
     m = re.match(r"void (wg|tma|pingpong|promote)(?:_tf32x3_kernel<|_kernel<(?:true|false), |_kernel<)"
                  r"(true|false), (true|false)", name)
     if m:  # wg_tf32x3.cuh wg_smem_bytes: 4 B planes (128 x 32 floats), then wg_cfg's stages;

@@ -219,6 +219,7 @@ typedef struct mb_rung_need {
 static const mb_rung_need needs[] = {
     {MINIBLAS_OP_DGEMM, "dmma", 80, "FP64 tensor-core mma.sync"},
     {MINIBLAS_OP_DGEMM, "streamk_dmma", 80, "FP64 tensor-core mma.sync"},
+    {MINIBLAS_OP_DGEMM, "tma_dmma", 90, "FP64 tensor-core mma.sync and TMA"},
     {MINIBLAS_OP_DGEMM, "warptiled", 80, "75 KB of shared memory per block; 7.5 has 64 KB"},
     {MINIBLAS_OP_SGEMM, "tf32", 80, "TF32 tensor-core mma.sync"},
     {MINIBLAS_OP_SGEMM, "tf32x3", 80, "TF32 tensor-core mma.sync"},

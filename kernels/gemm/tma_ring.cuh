@@ -263,25 +263,27 @@ static cudaError_t tm_encoder(PFN_cuTensorMapEncodeTiled_v12000 *fn) {
 
 /* A 2-D tensor map of a column-major operand: `inner` contiguous elements per column (the
  * column count `outer`), ld elements apart; boxes of box_in x box_out; outside the matrix
- * reads as zeros (OOB fill NONE). */
+ * reads as zeros (OOB fill NONE). Elements are floats unless dt says FLOAT64 (dgemm). */
 static cudaError_t tm_map(PFN_cuTensorMapEncodeTiled_v12000 fn, CUtensorMap *map, const void *base,
-                          int64_t inner, int64_t outer, int64_t ld, int box_in, int box_out) {
+                          int64_t inner, int64_t outer, int64_t ld, int box_in, int box_out,
+                          CUtensorMapDataType dt = CU_TENSOR_MAP_DATA_TYPE_FLOAT32) {
     const cuuint64_t dim[2] = {(cuuint64_t)inner, (cuuint64_t)outer};
-    const cuuint64_t stride[1] = {(cuuint64_t)ld * sizeof(float)};
+    const size_t elem = dt == CU_TENSOR_MAP_DATA_TYPE_FLOAT64 ? sizeof(double) : sizeof(float);
+    const cuuint64_t stride[1] = {(cuuint64_t)ld * elem};
     const cuuint32_t box[2] = {(cuuint32_t)box_in, (cuuint32_t)box_out};
     const cuuint32_t estride[2] = {1, 1};
-    const CUresult r = fn(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)base, dim, stride, box,
+    const CUresult r = fn(map, dt, 2, (void *)base, dim, stride, box,
                           estride, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
                           CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 
-/* Whether TMA can copy an operand (16-byte aligned base and column stride, a stride below
- * 2^40 bytes), and whether the call's coordinates (plus a box) stay inside int32. */
+/* Whether TMA can copy an operand of `elem`-byte elements (16-byte aligned base and column
+ * stride, a stride below 2^40 bytes), and whether the call's coordinates (plus a box) stay
+ * inside int32. */
 #define TM_DIM_MAX (((int64_t)1 << 31) - 1024)
-static int tm_operand_ok(const void *x, int64_t ld) {
-    return (uintptr_t)x % 16 == 0 && ld % 4 == 0 &&
-           ld < ((int64_t)1 << 40) / (int64_t)sizeof(float);
+static int tm_operand_ok(const void *x, int64_t ld, int64_t elem = (int64_t)sizeof(float)) {
+    return (uintptr_t)x % 16 == 0 && ld < ((int64_t)1 << 40) / elem && ld * elem % 16 == 0;
 }
 static int tm_dims_ok(const mb_gemm_args *p) {
     return p->m <= TM_DIM_MAX && p->n <= TM_DIM_MAX && p->k <= TM_DIM_MAX;
