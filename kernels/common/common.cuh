@@ -71,6 +71,25 @@ __device__ __forceinline__ void mb_grid_launch_next() {
     asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
 }
+/* Host: the launch configuration of cudaLaunchKernelEx for grid x block threads with smem bytes
+ * of dynamic shared memory on stream s; pdl: programmatic stream serialization (the kernel may
+ * start before the previous kernel in the stream has finished and must call mb_grid_wait in
+ * every block before it touches what that kernel writes or reads). attr: one attribute's
+ * storage, alive until the launch. */
+static inline cudaLaunchConfig_t mb_launch_cfg(cudaLaunchAttribute *attr, dim3 grid, dim3 block,
+                                               size_t smem, cudaStream_t s, int pdl) {
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = grid;
+    cfg.blockDim = block;
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = s;
+    attr[0] = cudaLaunchAttribute{};
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = pdl ? 1 : 0;
+    return cfg;
+}
 
 template <typename T> __device__ __forceinline__ T mb_abs(T v);
 template <> __device__ __forceinline__ float mb_abs<float>(float v) { return fabsf(v); }

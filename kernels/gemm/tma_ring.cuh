@@ -196,11 +196,20 @@ struct tm_block {
  * (x3guard.cuh; TMA-eligible operands are 16-byte loadable) scans its part of A and B. Then
  * the block set-up and the roles: the producer warpgroup keeps PRODUCER_REGS registers and its
  * thread 0 issues every copy. Returns true in the consumer threads, which then hold
- * CONSUMER_REGS registers; false in every thread that has finished. */
+ * CONSUMER_REGS registers; false in every thread that has finished.
+ * Programmatic dependent launch (tm_launch_s, with mb_gemm_args.pdl and the guard on): the
+ * kernel may start while x3g_begin's zeroing kernel runs, which itself started after all
+ * earlier work in the stream, so A, B and C are ready; only the guard's words are that
+ * kernel's, and they are written after mb_grid_wait (x3g_mark, x3g_scan_part). The producer
+ * thread waits too once its copies are issued, so every block ends after the zeroing (the
+ * reduce and fixup, which wait for this grid, then see zeroed words wherever no block wrote).
+ * Every block lets the next kernel of the chain (reduce or fixup) be scheduled at once: it
+ * waits for this grid's end before it reads anything (mb_grid_wait). */
 template <bool AKC, bool BKC, bool SPLIT, bool CHECK, int PRODUCER_REGS, int CONSUMER_REGS>
 __device__ __forceinline__ bool tm_start(const CUtensorMap *ma, const CUtensorMap *mb,
                                          mb_gemm_args &p, int64_t kc, const x3g &g,
                                          tm_block &b) {
+    mb_grid_launch_next();
     int kbase = 0; /* first k of this block's slice (TMA coordinates are whole-matrix ones) */
     if (SPLIT) {
         const int64_t k0 = (int64_t)blockIdx.y * kc;
@@ -226,9 +235,11 @@ __device__ __forceinline__ bool tm_start(const CUtensorMap *ma, const CUtensorMa
     tm_setup(b.full0, b.empty0, ma, mb);
     if (threadIdx.x < 128) {
         tm_regs_dec<PRODUCER_REGS>();
-        if (threadIdx.x == 0)
+        if (threadIdx.x == 0) {
             tm_produce<AKC, BKC>(ma, mb, b.sA, b.sB, b.full0, b.empty0, b.ntm, b.ntn, b.ntiles,
                                  b.KT, kbase);
+            mb_grid_wait(); /* this block ends after the zeroing kernel (see above) */
+        }
         return false;
     }
     tm_regs_inc<CONSUMER_REGS>();
@@ -301,8 +312,14 @@ static cudaError_t tm_launch_s(const mb_gemm_args *p, const mb_gemm_args *q, con
     if (e != cudaSuccess) return e;
     const int64_t tiles = mb_cdiv(p->m, WG_BM) * mb_cdiv(p->n, WG_BN);
     const dim3 grid(mb_grid_dim(tiles + scan, MB_GRID_X_MAX), (unsigned)sp.S);
-    kernel<<<grid, TM_THREADS, smem, s>>>(*ma, *mb, *q, sp.kc, g);
-    e = cudaGetLastError();
+    /* A programmatic dependent launch after x3g_begin's zeroing kernel (wg_plan with p->pdl;
+     * tm_start says what waits); a plain one without the guard (no zeroing kernel: the kernel
+     * before this one is not ours). */
+    cudaLaunchAttribute attr[1];
+    const cudaLaunchConfig_t cfg = mb_launch_cfg(attr, grid, dim3(TM_THREADS), smem, s,
+                                                 p->pdl && g.flag != NULL);
+    e = cudaLaunchKernelEx(&cfg, kernel, *ma, *mb, *q, sp.kc, g);
+    if (e == cudaSuccess) e = cudaGetLastError();
     if (e == cudaSuccess && SPLIT) e = x3g_reduce(p, q, sp.S, g, s);
     return e == cudaSuccess ? x3g_end(p, g, s) : e;
 }
@@ -322,7 +339,7 @@ static cudaError_t tm_launch_t(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled
     mb_gemm_args q;
     mb_splitk sp;
     int64_t scan;
-    e = wg_plan(p, &g, &q, &sp, &scan, s);
+    e = wg_plan(p, &g, &q, &sp, &scan, p->pdl, s);
     if (e != cudaSuccess) return e;
     if (sp.S > 1) return tm_launch_s<K, AKC, BKC, true, true>(p, &q, &ma, &mb, sp, g, 0, s);
     return scan > 0 ? tm_launch_s<K, AKC, BKC, false, false>(p, &q, &ma, &mb, sp, g, scan, s)
