@@ -311,7 +311,18 @@ static cudaError_t tm_launch_s(const mb_gemm_args *p, const mb_gemm_args *q, con
     cudaError_t e = mb_smem_limit_once((const void *)kernel, (int)smem, &smem_set);
     if (e != cudaSuccess) return e;
     const int64_t tiles = mb_cdiv(p->m, WG_BM) * mb_cdiv(p->n, WG_BN);
-    const dim3 grid(mb_grid_dim(tiles + scan, MB_GRID_X_MAX), (unsigned)sp.S);
+    /* Persistent where the tiles outnumber the SMs (one block fits on an SM: TM_LAUNCH_REGS):
+     * a block per SM walks tiles blockIdx.x, + gridDim.x, ... (the kernels' loops), and its
+     * producer fills the ring with the next tile's k-tiles while the consumers store this
+     * one, where a block per tile would end, and a new one start, set up and wait for its
+     * first copies. Each tile is computed exactly as before (same code, same k order): the
+     * results do not change. Not with a tail scan (its blocks are numbered after the tiles,
+     * one tile per block) nor split-K (fewer tiles than SMs already). */
+    int sms = 0;
+    e = mb_device_info(&sms, NULL);
+    if (e != cudaSuccess) return e;
+    const int64_t blocks = scan > 0 || tiles <= (int64_t)sms ? tiles + scan : (int64_t)sms;
+    const dim3 grid(mb_grid_dim(blocks, MB_GRID_X_MAX), (unsigned)sp.S);
     /* A programmatic dependent launch after x3g_begin's zeroing kernel (wg_plan with p->pdl;
      * tm_start says what waits); a plain one without the guard (no zeroing kernel: the kernel
      * before this one is not ours). */
