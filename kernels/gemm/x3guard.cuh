@@ -275,30 +275,33 @@ static inline cudaError_t x3g_begin(const mb_gemm_args *p, int bm, int bn, x3g *
 
 /* Split-K under the guard: C = beta * C + slab 0 + ... + slab S - 1 (slab s = alpha times
  * slice s's partial, m x n, ld m), in slice order, for the elements of tiles whose bit is
- * clear; beta == 0: C not read. Grid-stride, one thread per element. */
-/* Programmatic dependent launch (p->pdl): waits for the gemm before reading anything, then
+ * clear; beta == 0: C not read. One thread per element, column by column (mb_colwise_grid).
+ * Programmatic dependent launch (p->pdl): waits for the gemm before reading anything, then
  * lets the fixup be scheduled. */
 static __global__ void x3g_reduce_kernel(float *C, int64_t ldc, const float *W, int64_t m, int64_t n,
                                   int slabs, float beta, x3g g) {
     mb_grid_wait();
     mb_grid_launch_next();
     const int64_t mn = m * n, ntm = (m + g.bm - 1) / g.bm;
-    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < mn;
-         e += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t r = e % m, c = e / m;
-        if (x3g_bit(g, r / g.bm + (c / g.bn) * ntm)) continue;
-        float v = W[e];
-        for (int s = 1; s < slabs; ++s) v += W[s * mn + e];
-        float *dst = C + r + c * ldc;
-        *dst = beta == 0.0f ? v : v + beta * *dst;
+    for (int64_t r = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; r < m;
+         r += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t tm = mb_div_small(r, g.bm);
+        for (int64_t c = blockIdx.y; c < n; c += gridDim.y) {
+            if (x3g_bit(g, tm + mb_div_small(c, g.bn) * ntm)) continue;
+            const int64_t e = r + c * m;
+            float v = W[e];
+            for (int s = 1; s < slabs; ++s) v += W[s * mn + e];
+            float *dst = C + r + c * ldc;
+            *dst = beta == 0.0f ? v : v + beta * *dst;
+        }
     }
 }
 static inline cudaError_t x3g_reduce(const mb_gemm_args *p, const mb_gemm_args *q, int S, x3g g,
                                      cudaStream_t s) {
-    const int64_t blocks = mb_cdiv(p->m * p->n, 256);
+    dim3 grid, block;
+    mb_colwise_grid(p->m, p->n, &grid, &block);
     cudaLaunchAttribute attr[1];
-    const cudaLaunchConfig_t cfg =
-        mb_launch_cfg(attr, dim3(mb_grid_dim(blocks, 65535)), dim3(256), 0, s, p->pdl);
+    const cudaLaunchConfig_t cfg = mb_launch_cfg(attr, grid, block, 0, s, p->pdl);
     const cudaError_t e = cudaLaunchKernelEx(&cfg, x3g_reduce_kernel, (float *)p->C, p->ldc,
                                              (const float *)q->work, p->m, p->n, S,
                                              (float)p->beta, g);
