@@ -334,6 +334,14 @@ static cudaError_t tm_launch_s(const mb_gemm_args *p, const mb_gemm_args *q, con
     if (e == cudaSuccess && SPLIT) e = x3g_reduce(p, q, sp.S, g, s);
     return e == cudaSuccess ? x3g_end(p, g, s) : e;
 }
+/* One call's work in stream order: the guard's bytes zeroed (x3g_begin: cudaMemsetAsync, or
+ * with mb_gemm_args.pdl x3g_zero_kernel, one block), the gemm kernel (tiles + tail-scan blocks,
+ * or one block per SM when persistent; x S slices), with S > 1 x3g_reduce_kernel (m / 256 x n
+ * blocks), then x3g_fixup_kernel (min(tiles, 2 x SMs) blocks, which return at once unless a
+ * tile was flagged); with pdl every kernel after the zeroing is a programmatic dependent
+ * launch. On 132 SMs: 1024^3 zero, gemm 64 x 2, reduce 4 x 1024, fixup 64; 4096 x 4096 x 256
+ * zero, gemm 132 (1024 tiles), fixup 264. Operands TMA cannot copy get copy kernels first
+ * (tm_sgemm). */
 template <template <bool, bool, bool, bool> class K, bool AKC, bool BKC>
 static cudaError_t tm_launch_t(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v12000 fn,
                                cudaStream_t s) {
