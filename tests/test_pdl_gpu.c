@@ -36,20 +36,22 @@ typedef struct pcase {
 /* 132-SM shapes (H100 / H200): 1024^3 is 64 tiles of 128x128 in 2 slices (split-K, reduce,
  * fixup); 4096x4096x256 1024 tiles, persistent, checked in the main loop; 8192x128x8192 64
  * tiles in 2 slices; 2048x1664x512 208 tiles (persistent, 2 tiles for some blocks); 1000^3
- * edge tiles; dgemm dmma 8192x128x8192 split-K, 2560^3 a split last wave. */
+ * edge tiles; dgemm dmma 8192x128x8192 split-K, 2560x2560x512 a split last wave. Quick sizes
+ * (compute-sanitizer): 512^3 split-K, 1664x1536x64 156 tiles (persistent), dgemm 257x129x2051
+ * its tiny tile split in k, 1536x1536x256 one wave of big tiles + 24 (split last wave). */
 static const pcase cases[] = {
     {MINIBLAS_OP_SGEMM, "auto", MiniblasNoTrans, MiniblasNoTrans, 1024, 1024, 1024, 512, 512, 512, "split-K"},
     {MINIBLAS_OP_SGEMM, "auto", MiniblasTrans, MiniblasTrans, 1024, 1024, 1024, 512, 512, 512, "split-K TT"},
-    {MINIBLAS_OP_SGEMM, "auto", MiniblasNoTrans, MiniblasNoTrans, 4096, 4096, 256, 1536, 1536, 256, "persistent"},
-    {MINIBLAS_OP_SGEMM, "auto", MiniblasNoTrans, MiniblasNoTrans, 8192, 128, 8192, 2048, 128, 2048, "skinny split-K"},
-    {MINIBLAS_OP_SGEMM, "promote4_tf32x3", MiniblasTrans, MiniblasNoTrans, 2048, 1664, 512, 1536, 1280, 256, "persistent TN"},
+    {MINIBLAS_OP_SGEMM, "auto", MiniblasNoTrans, MiniblasNoTrans, 4096, 4096, 256, 1664, 1536, 64, "persistent"},
+    {MINIBLAS_OP_SGEMM, "auto", MiniblasNoTrans, MiniblasNoTrans, 8192, 128, 8192, 1024, 128, 1024, "skinny split-K"},
+    {MINIBLAS_OP_SGEMM, "promote4_tf32x3", MiniblasTrans, MiniblasNoTrans, 2048, 1664, 512, 1664, 1536, 64, "persistent TN"},
     {MINIBLAS_OP_SGEMM, "promote4_tf32x3", MiniblasNoTrans, MiniblasTrans, 1000, 1000, 1000, 500, 500, 500, "edges"},
     {MINIBLAS_OP_SGEMM, "fastsplit_tf32x3", MiniblasNoTrans, MiniblasNoTrans, 1024, 1024, 1024, 512, 512, 512, "split-K"},
-    {MINIBLAS_OP_SGEMM, "pingpong_tf32x3", MiniblasTrans, MiniblasTrans, 2048, 1664, 512, 1536, 1280, 256, "persistent"},
+    {MINIBLAS_OP_SGEMM, "pingpong_tf32x3", MiniblasTrans, MiniblasTrans, 2048, 1664, 512, 1664, 1536, 64, "persistent"},
     {MINIBLAS_OP_SGEMM, "tma_tf32x3", MiniblasNoTrans, MiniblasNoTrans, 1024, 1024, 1024, 512, 512, 512, "split-K"},
     {MINIBLAS_OP_SGEMM, "wgmma_tf32x3", MiniblasNoTrans, MiniblasNoTrans, 1024, 1024, 1024, 512, 512, 512, "split-K"},
     {MINIBLAS_OP_SGEMM, "tf32x3", MiniblasNoTrans, MiniblasTrans, 1024, 1024, 1024, 512, 512, 512, "split-K"},
-    {MINIBLAS_OP_DGEMM, "dmma", MiniblasNoTrans, MiniblasNoTrans, 8192, 128, 8192, 2048, 128, 4096, "split-K"},
+    {MINIBLAS_OP_DGEMM, "dmma", MiniblasNoTrans, MiniblasNoTrans, 8192, 128, 8192, 257, 129, 2051, "split-K"},
     {MINIBLAS_OP_DGEMM, "dmma", MiniblasTrans, MiniblasNoTrans, 2560, 2560, 512, 1536, 1536, 256, "last wave split"},
     {MINIBLAS_OP_DGEMM, "auto", MiniblasNoTrans, MiniblasNoTrans, 1024, 1024, 1024, 512, 512, 512, "auto"},
 };
