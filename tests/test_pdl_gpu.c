@@ -7,7 +7,8 @@
  * such a chain, with inputs in the guard's range and with out-of-range elements (Inf, NaN,
  * 2^45: fixup tiles), beta 0 (C poisoned: nothing may leak) and beta != 0 (C read by the
  * sums). The PDL handle runs each case three times, and a chain of four dependent calls
- * (each call's A is the previous call's C) must also match bit for bit. A sample of elements
+ * (each call's A is the previous call's C) and a call captured into a CUDA graph must also
+ * match bit for bit. A sample of elements
  * of each clean case is checked against a double-precision dot product (both handles could
  * otherwise be wrong alike). On a GPU of compute capability 9.0 the default handle must have
  * PDL on and the other off (printed), elsewhere both off (the test then compares plain
@@ -220,6 +221,73 @@ out:
     free(h0m), free(hB), free(r0), free(r1);
 }
 
+/* The chain captured into a CUDA graph on a non-blocking stream (the programmatic launches
+ * become graph edges) and the graph launched twice: the bits of MINIBLAS_PDL=0. */
+static void run_graph(miniblas_handle_t h0, miniblas_handle_t hp, const pcase *c) {
+    const int dbl = c->op == MINIBLAS_OP_DGEMM, quick = mbt_quick();
+    const size_t es = mbt_elem(dbl);
+    const int64_t m = quick ? c->qm : c->m, n = quick ? c->qn : c->n, k = quick ? c->qk : c->k;
+    const int ta = c->ta == MiniblasTrans, tb = c->tb == MiniblasTrans;
+    const int64_t lda = ta ? k : m, ldb = tb ? n : k;
+    const size_t na = (size_t)(m * k), nb = (size_t)(k * n), nc = (size_t)(m * n);
+    char kase[128];
+    snprintf(kase, sizeof kase, "%s %s %lldx%lldx%lld captured in a graph", miniblas_op_name(c->op),
+             c->rung, (long long)m, (long long)n, (long long)k);
+    if (miniblas_rung_supported(h0, c->op, c->rung) != MINIBLAS_STATUS_SUCCESS) return;
+    mbt_context("%s", kase);
+    void *hA = mbt_host_alloc(na * es), *hB = mbt_host_alloc(nb * es), *hC = mbt_host_alloc(nc * es);
+    void *r0 = mbt_host_alloc(nc * es), *r1 = mbt_host_alloc(nc * es);
+    mbt_fill_uniform(hA, na, dbl);
+    mbt_fill_uniform(hB, nb, dbl);
+    mbt_fill_uniform(hC, nc, dbl);
+    void *dA = mbt_dev_alloc(na * es), *dB = mbt_dev_alloc(nb * es), *dC = mbt_dev_alloc(nc * es);
+    mbt_h2d(dA, hA, na * es);
+    mbt_h2d(dB, hB, nb * es);
+    cudaStream_t cs = NULL;
+    cudaGraph_t graph = NULL;
+    cudaGraphExec_t exec = NULL;
+    if (!select_rung(h0, c->op, c->rung) || !select_rung(hp, c->op, c->rung)) goto out;
+    mbt_h2d(dC, hC, nc * es);
+    miniblas_status_t st = gemm(h0, c, m, n, k, 0.5, dA, lda, dB, ldb, 0.25, dC);
+    mbt_device_sync();
+    if (!mbt_expect(NULL, st == MINIBLAS_STATUS_SUCCESS, OPN, kase, "MINIBLAS_PDL=0 call: %s",
+                    miniblas_last_error(h0)))
+        goto out;
+    mbt_d2h(r0, dC, nc * es);
+    MBT_CUDA(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
+    if (!mbt_expect(NULL, miniblas_set_stream(hp, cs) == MINIBLAS_STATUS_SUCCESS, OPN, kase,
+                    "miniblas_set_stream: %s", miniblas_last_error(hp)))
+        goto out;
+    MBT_CUDA(cudaStreamBeginCapture(cs, cudaStreamCaptureModeThreadLocal));
+    st = gemm(hp, c, m, n, k, 0.5, dA, lda, dB, ldb, 0.25, dC);
+    const cudaError_t ce = cudaStreamEndCapture(cs, &graph);
+    cudaGetLastError();
+    if (!mbt_expect(NULL, st == MINIBLAS_STATUS_SUCCESS && ce == cudaSuccess && graph, OPN, kase,
+                    "captured call: %s (%s), end capture %s", miniblas_status_string(st),
+                    miniblas_last_error(hp), cudaGetErrorName(ce)))
+        goto out;
+    MBT_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+    for (int rep = 0; rep < 2; ++rep) {
+        mbt_h2d(dC, hC, nc * es);
+        MBT_CUDA(cudaGraphLaunch(exec, cs));
+        MBT_CUDA(cudaStreamSynchronize(cs));
+        mbt_d2h(r1, dC, nc * es);
+        const size_t d = diff_bits(r0, r1, nc, dbl);
+        mbt_expect(NULL, d == 0, OPN, kase, "launch %d: %zu of %zu elements differ from "
+                   "MINIBLAS_PDL=0", rep, d, nc);
+    }
+out:
+    if (exec) cudaGraphExecDestroy(exec);
+    if (graph) cudaGraphDestroy(graph);
+    if (cs) {
+        miniblas_set_stream(hp, 0);
+        MBT_CUDA(cudaStreamSynchronize(cs));
+        cudaStreamDestroy(cs);
+    }
+    mbt_dev_free(dA), mbt_dev_free(dB), mbt_dev_free(dC);
+    free(hA), free(hB), free(hC), free(r0), free(r1);
+}
+
 int main(void) {
     mbt_init("test_pdl_gpu");
     unsetenv("MINIBLAS_PDL");
@@ -255,6 +323,8 @@ int main(void) {
     }
     run_chain(h0, hp, &cases[0]);
     run_chain(h0, hp, &cases[13]);
+    run_graph(h0, hp, &cases[0]);  /* sgemm split-K: zero, gemm, reduce, fixup */
+    run_graph(h0, hp, &cases[11]); /* dgemm dmma split-K: gemm, reduce */
     miniblas_destroy(hp);
     miniblas_destroy(h0);
     return mbt_finish();
