@@ -98,8 +98,12 @@ const char *miniblas_status_string(miniblas_status_t status);
  * for the call; up to 1 GiB of it stays reserved between calls, all of it is freed by
  * miniblas_destroy (without pools on the device, or with MINIBLAS_GEMM_COPIES=0, such calls
  * run slower kernels instead and take no memory beyond the workspaces).
- * Reads the environment (MINIBLAS_<OP>=rung, MINIBLAS_MATH_MODE, MINIBLAS_GEMM_COPIES) once,
- * here. */
+ * On compute capability 9.0 and newer, the kernels after the first of a gemm call (split-K
+ * sums, the 3xTF32 range guard's fixup, the gemm after its zeroing kernel) start with
+ * programmatic dependent launch, overlapping the launch of each with the end of the one
+ * before; MINIBLAS_PDL=0 turns that off (results are the same either way).
+ * Reads the environment (MINIBLAS_<OP>=rung, MINIBLAS_MATH_MODE, MINIBLAS_GEMM_COPIES,
+ * MINIBLAS_PDL) once, here. */
 miniblas_status_t miniblas_create(miniblas_handle_t *handle);
 /* Why the calling thread's last miniblas_create failed, with no handle to ask: a sentence that
  * names the cause, the CUDA call and the CUDA error name (e.g. "no CUDA device: ...

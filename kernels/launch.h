@@ -19,6 +19,15 @@
  *     `result`, in stream order, without host synchronisation. `work` is the handle's
  *     device workspace (work_bytes bytes, zero-filled at handle creation); a rung that
  *     uses counters in it must leave them zero again when it finishes.
+ *   - gemm: `pdl` is 1 only where the device and the code the library runs on it are
+ *     compute capability 9.0 or newer and MINIBLAS_PDL is not 0 (src/rungs.c). A launcher may
+ *     then launch the second and later kernels of its chain with programmatic dependent
+ *     launch (cudaLaunchAttributeProgrammaticStreamSerialization, mb_launch_cfg in
+ *     kernels/common/common.cuh); the first kernel of a call is always a plain launch, so it
+ *     starts after everything before it in the stream. A kernel so launched executes
+ *     griddepcontrol.wait (mb_grid_wait) in every block before it touches memory that an
+ *     earlier kernel of the chain writes, or writes memory that one reads. Results do not
+ *     depend on pdl (only when kernels start), so they are bitwise the same either way.
  *   - gemm: `pool` (may be NULL) is the handle's stream-ordered memory pool; a launcher may
  *     take scratch memory from it (cudaMallocFromPoolAsync) for copies of its operands and
  *     frees it (cudaFreeAsync) in stream order before it returns.
@@ -51,6 +60,8 @@ typedef struct mb_gemm_args {
     void *work;         /* gemm workspace (NULL: none) */
     size_t work_bytes;
     cudaMemPool_t pool; /* the handle's memory pool for scratch copies (NULL: none) */
+    int pdl;            /* 1: the kernels after a call's first one may be launched with
+                           programmatic dependent launch (see below); 0: plain launches */
 } mb_gemm_args;
 
 typedef struct mb_omatcopy_args {

@@ -29,6 +29,9 @@ struct miniblas_context {
     void *work;                      /* device workspace, MB_WORK_BYTES, zero-filled */
     void *gemm_work;                 /* device workspace of gemm, MB_GEMM_WORK_BYTES */
     int gemm_copies;                 /* 0: MINIBLAS_GEMM_COPIES=0, no pool (no scratch copies) */
+    int pdl;                         /* gemm launchers may use programmatic dependent launch:
+                                        compute capability >= 9.0 (device and code), and
+                                        MINIBLAS_PDL is not 0 (mb_gemm_args.pdl) */
     cudaMemPool_t pool;              /* stream-ordered scratch of the gemm launchers, or NULL */
     void *result_dev;                /* device slot for host-result reductions */
     void *result_host;               /* pinned host slot for the same */
@@ -48,8 +51,13 @@ int mb_rung_index(miniblas_op_t op, const char *name);       /* -1 when unknown 
 void mb_rung_name_list(miniblas_op_t op, char *buf, size_t size);
 /* Parse one environment value: index, MB_SEL_AUTO (unset/empty/"auto") or MB_SEL_UNKNOWN. */
 int mb_rung_parse_env(miniblas_op_t op, const char *value);
-/* Read MINIBLAS_<OP> and MINIBLAS_MATH_MODE into a fresh handle. */
+/* Read MINIBLAS_<OP>, MINIBLAS_MATH_MODE, MINIBLAS_GEMM_COPIES and MINIBLAS_PDL into a fresh
+ * handle (its device and compute capability already set). */
 void mb_read_environment(struct miniblas_context *h);
+/* Whether the gemm launchers may use programmatic dependent launch: MINIBLAS_PDL's value
+ * (NULL: unset) is not "0", the device's compute capability cc and the code's code_cc
+ * (mb_code_cc; major * 10 + minor) are both 9.0 or newer. */
+int mb_pdl_choice(const char *env, int cc, int code_cc);
 /* The environment variable of an op: "MINIBLAS_SGEMM", ... */
 const char *mb_op_env_name(miniblas_op_t op);
 

@@ -123,6 +123,15 @@ void mb_read_environment(struct miniblas_context *h) {
                        : MINIBLAS_MATH_DEFAULT;
     const char *c = getenv("MINIBLAS_GEMM_COPIES");
     h->gemm_copies = !(c && strcmp(c, "0") == 0);
+    /* Programmatic dependent launch in the gemm chains (kernels/launch.h): on by default where
+     * the device and the code the library runs on it are 9.0 or newer (the kernels' waits,
+     * griddepcontrol.wait, exist only in code for 9.0 and up); MINIBLAS_PDL=0 turns it off. */
+    const int cc = h->cc_major * 10 + h->cc_minor;
+    h->pdl = mb_pdl_choice(getenv("MINIBLAS_PDL"), cc, cc >= 90 ? mb_code_cc(h->device) : 0);
+}
+
+int mb_pdl_choice(const char *env, int cc, int code_cc) {
+    return !(env && strcmp(env, "0") == 0) && cc >= 90 && code_cc >= 90;
 }
 
 miniblas_status_t mb_select(struct miniblas_context *h, miniblas_op_t op, const mb_shape *shape,

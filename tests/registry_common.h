@@ -85,6 +85,7 @@ static inline int runs_on(const struct miniblas_context *h, miniblas_op_t op, in
 static inline void clear_env(void) {
     for (int op = 0; op < MINIBLAS_OP_COUNT; ++op) unsetenv(op_envs[op]);
     unsetenv("MINIBLAS_MATH_MODE");
+    unsetenv("MINIBLAS_PDL");
 }
 
 #endif

@@ -252,6 +252,33 @@ static void test_select(void) {
     }
 }
 
+/* MINIBLAS_PDL: programmatic dependent launch in the gemm chains only on 9.0 and newer (the
+ * device and the code it runs), unless the variable is 0. */
+static void test_pdl_choice(void) {
+    CHECK(mb_pdl_choice(NULL, 90, 90) == 1);
+    CHECK(mb_pdl_choice("", 90, 90) == 1);
+    CHECK(mb_pdl_choice("1", 90, 90) == 1);
+    CHECK(mb_pdl_choice("0", 90, 90) == 0);
+    CHECK(mb_pdl_choice(NULL, 100, 100) == 1);
+    CHECK(mb_pdl_choice(NULL, 89, 89) == 0);
+    CHECK(mb_pdl_choice(NULL, 80, 80) == 0);
+    CHECK(mb_pdl_choice(NULL, 90, 80) == 0); /* a 9.0 GPU running code built for 8.0 */
+    CHECK(mb_pdl_choice(NULL, 90, 0) == 0);  /* no code for it */
+    CHECK(mb_pdl_choice(NULL, 90, -1) == 0); /* the runtime could not say */
+    /* a handle without a GPU (the probe fails): off */
+    struct miniblas_context h;
+    clear_env();
+    fresh(&h);
+    h.pdl = 1;
+    mb_read_environment(&h);
+    CHECK(h.pdl == 0 || mb_code_cc(h.device) >= 90);
+    fresh(&h);
+    h.cc_major = 8;
+    h.pdl = 1;
+    mb_read_environment(&h);
+    CHECK(h.pdl == 0);
+}
+
 static void test_environment(void) {
     struct miniblas_context h;
     clear_env();
@@ -523,6 +550,7 @@ int main(void) {
     test_parse_and_list();
     test_select();
     test_environment();
+    test_pdl_choice();
     test_handle_functions();
     test_status_version();
     test_create_without_gpu();

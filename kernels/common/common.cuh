@@ -71,6 +71,39 @@ __device__ __forceinline__ void mb_grid_launch_next() {
     asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
 }
+/* The slab sums of split-K (splitk.cuh, x3guard.cuh) walk C column by column: a thread per
+ * row, the threads of a block on consecutive rows (coalesced), blockIdx.y over the columns
+ * (both grid-stride past the grid's limits), so no element needs a division to find its
+ * row and column. The grid and block for m x n (host). */
+static inline void mb_colwise_grid(int64_t m, int64_t n, dim3 *grid, dim3 *block) {
+    const int64_t t = m < 256 ? (m + 31) / 32 * 32 : 256;
+    *block = dim3((unsigned)t);
+    *grid = dim3(mb_grid_dim(mb_cdiv(m, t), MB_GRID_X_MAX), mb_grid_dim(n, MB_GRID_YZ_MAX));
+}
+/* a / b for 0 <= a, 0 < b, in 32 bits where a fits (a 64-bit division is a long subroutine). */
+__host__ __device__ __forceinline__ int64_t mb_div_small(int64_t a, int b) {
+    return a <= 2147483647 ? (int64_t)((int)a / b) : a / b;
+}
+
+/* Host: the launch configuration of cudaLaunchKernelEx for grid x block threads with smem bytes
+ * of dynamic shared memory on stream s; pdl: programmatic stream serialization (the kernel may
+ * start before the previous kernel in the stream has finished and must call mb_grid_wait in
+ * every block before it touches what that kernel writes or reads). attr: one attribute's
+ * storage, alive until the launch. */
+static inline cudaLaunchConfig_t mb_launch_cfg(cudaLaunchAttribute *attr, dim3 grid, dim3 block,
+                                               size_t smem, cudaStream_t s, int pdl) {
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = grid;
+    cfg.blockDim = block;
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = s;
+    attr[0] = cudaLaunchAttribute{};
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = pdl ? 1 : 0;
+    return cfg;
+}
 
 template <typename T> __device__ __forceinline__ T mb_abs(T v);
 template <> __device__ __forceinline__ float mb_abs<float>(float v) { return fabsf(v); }

@@ -58,6 +58,7 @@ template <bool AKC, bool BKC, bool SPLIT, bool CHECK>
 __global__ void __launch_bounds__(WG_THREADS, 1)
     wg_tf32x3_kernel(mb_gemm_args p, bool a_vec, bool b_vec, int64_t kc, x3g g) {
 #if WG_SM90A
+    mb_grid_launch_next(); /* the reduce and fixup wait for this grid's end (x3guard.cuh) */
     if (SPLIT) { /* split-K: this block's slice; every slice writes alpha * partial to its slab */
         p = mb_splitk_slice<float>(p, blockIdx.y, kc);
         p.C = (float *)p.work + (int64_t)blockIdx.y * p.m * p.n;
@@ -190,7 +191,7 @@ static cudaError_t wg_launch_t(const mb_gemm_args *p, cudaStream_t s) {
     mb_gemm_args q;
     mb_splitk sp;
     int64_t scan;
-    const cudaError_t e = wg_plan(p, &g, &q, &sp, &scan, s);
+    const cudaError_t e = wg_plan(p, &g, &q, &sp, &scan, 0, s);
     if (e != cudaSuccess) return e;
     if (sp.S > 1) return wg_launch_s<AKC, BKC, true, true>(p, &q, sp, g, 0, s);
     return scan > 0 ? wg_launch_s<AKC, BKC, false, false>(p, &q, sp, g, scan, s)

@@ -126,28 +126,36 @@ static inline mb_tail mb_tail_plan(const mb_gemm_args *p, int64_t tiles, int per
     return t;
 }
 
-/* C += slab 0 + ... + slab S - 2, one thread per element of C (grid-stride). */
+/* C += slab 0 + ... + slab S - 2, one thread per element of C, column by column
+ * (mb_colwise_grid). Programmatic dependent launch (mb_gemm_args.pdl): waits for the gemm
+ * before reading anything. */
 template <typename T>
 __global__ void mb_splitk_reduce_kernel(T *C, int64_t ldc, const T *W, int64_t m, int64_t n,
                                         int slabs) {
+    mb_grid_wait();
+    mb_grid_launch_next();
     const int64_t mn = m * n;
-    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < mn;
-         e += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t r = e % m, c = e / m;
-        T v = C[r + c * ldc];
-        for (int s = 0; s < slabs; ++s) v += W[s * mn + e];
-        C[r + c * ldc] = v;
-    }
+    for (int64_t r = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; r < m;
+         r += (int64_t)gridDim.x * blockDim.x)
+        for (int64_t c = blockIdx.y; c < n; c += gridDim.y) {
+            const int64_t e = r + c * m;
+            T v = C[r + c * ldc];
+            for (int s = 0; s < slabs; ++s) v += W[s * mn + e];
+            C[r + c * ldc] = v;
+        }
 }
 
 /* After the split launch: the slab sum into C (nothing when S == 1). */
 template <typename T>
 static inline cudaError_t mb_splitk_finish(const mb_gemm_args *p, mb_splitk sp, cudaStream_t s) {
     if (sp.S == 1) return cudaSuccess;
-    const int64_t blocks = mb_cdiv(p->m * p->n, 256);
-    mb_splitk_reduce_kernel<T><<<mb_grid_dim(blocks, 65535), 256, 0, s>>>(
-        (T *)p->C, p->ldc, (const T *)p->work, p->m, p->n, sp.S - 1);
-    return cudaGetLastError();
+    dim3 grid, block;
+    mb_colwise_grid(p->m, p->n, &grid, &block);
+    cudaLaunchAttribute attr[1];
+    const cudaLaunchConfig_t cfg = mb_launch_cfg(attr, grid, block, 0, s, p->pdl);
+    const cudaError_t e = cudaLaunchKernelEx(&cfg, mb_splitk_reduce_kernel<T>, (T *)p->C, p->ldc,
+                                             (const T *)p->work, p->m, p->n, sp.S - 1);
+    return e != cudaSuccess ? e : cudaGetLastError();
 }
 
 #endif

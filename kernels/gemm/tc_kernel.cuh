@@ -19,6 +19,9 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
     tc_gemm_kernel(mb_gemm_args p, bool a_vec, bool b_vec, int64_t kc, int shift, mb_tail tail,
                    x3g g) {
     typedef typename Cfg::T T;
+    /* The kernels after this one (slab sums, fixup) may be scheduled at once: with
+     * programmatic dependent launch they wait for this grid's end before reading anything. */
+    mb_grid_launch_next();
     /* 3xTF32 (range guard, x3guard.cuh): every split-K slice, slice 0 too, writes alpha times
      * its partial to a slab (slab s), so that C stays intact for the fixup; p.work is the
      * workspace after the guard's bytes. */
@@ -244,6 +247,8 @@ __global__ void tc_tail_reduce_kernel(typename Cfg::T *C, int64_t ldc, const typ
                                       int64_t m, int64_t n, int64_t t0, int slabs, int shift,
                                       typename Cfg::T beta, x3g g) {
     typedef typename Cfg::T T;
+    mb_grid_wait(); /* programmatic dependent launch: the gemm's slabs and C */
+    mb_grid_launch_next();
     constexpr int64_t TE = (int64_t)Cfg::BM * Cfg::BN;
     const int64_t e = (int64_t)blockIdx.y * blockDim.x + threadIdx.x;
     if (e >= TE) return;
@@ -299,10 +304,12 @@ static cudaError_t tc_gemm_launch_s(const mb_gemm_args *p, const mb_gemm_args *q
     e = cudaGetLastError();
     if (e == cudaSuccess && tail.S > 1) {
         const dim3 rgrid((unsigned)(tiles - tail.t0), (unsigned)mb_cdiv((int64_t)Cfg::BM * Cfg::BN, 256));
-        tc_tail_reduce_kernel<Cfg, X3><<<rgrid, 256, 0, s>>>(
-            (T *)p->C, p->ldc, (const T *)q->work, p->m, p->n, tail.t0, X3 ? tail.S : tail.S - 1,
-            shift, (T)p->beta, g);
-        e = cudaGetLastError();
+        cudaLaunchAttribute attr[1];
+        const cudaLaunchConfig_t cfg = mb_launch_cfg(attr, rgrid, dim3(256), 0, s, p->pdl);
+        e = cudaLaunchKernelEx(&cfg, tc_tail_reduce_kernel<Cfg, X3>, (T *)p->C, p->ldc,
+                               (const T *)q->work, p->m, p->n, tail.t0,
+                               X3 ? tail.S : tail.S - 1, shift, (T)p->beta, g);
+        if (e == cudaSuccess) e = cudaGetLastError();
     }
     if constexpr (X3) {
         if (e == cudaSuccess && SPLIT) e = x3g_reduce(p, q, sp.S, g, s);
@@ -319,7 +326,7 @@ static cudaError_t tc_gemm_launch_t(const mb_gemm_args *p, int S, cudaStream_t s
     x3g g = {NULL, NULL, NULL, NULL, Cfg::BM, Cfg::BN};
     mb_gemm_args q = *p;
     if (X3) { /* the range guard: its bytes zeroed, slabs after them */
-        const cudaError_t e = x3g_begin(p, Cfg::BM, Cfg::BN, &g, &q, s);
+        const cudaError_t e = x3g_begin(p, Cfg::BM, Cfg::BN, &g, &q, 0, s);
         if (e != cudaSuccess) return e;
     }
     const int64_t tiles = mb_cdiv(p->m, Cfg::BM) * mb_cdiv(p->n, Cfg::BN);

@@ -196,11 +196,20 @@ struct tm_block {
  * (x3guard.cuh; TMA-eligible operands are 16-byte loadable) scans its part of A and B. Then
  * the block set-up and the roles: the producer warpgroup keeps PRODUCER_REGS registers and its
  * thread 0 issues every copy. Returns true in the consumer threads, which then hold
- * CONSUMER_REGS registers; false in every thread that has finished. */
+ * CONSUMER_REGS registers; false in every thread that has finished.
+ * Programmatic dependent launch (tm_launch_s, with mb_gemm_args.pdl and the guard on): the
+ * kernel may start while x3g_begin's zeroing kernel runs, which itself started after all
+ * earlier work in the stream, so A, B and C are ready; only the guard's words are that
+ * kernel's, and they are written after mb_grid_wait (x3g_mark, x3g_scan_part). The producer
+ * thread waits too once its copies are issued, so every block ends after the zeroing (the
+ * reduce and fixup, which wait for this grid, then see zeroed words wherever no block wrote).
+ * Every block lets the next kernel of the chain (reduce or fixup) be scheduled at once: it
+ * waits for this grid's end before it reads anything (mb_grid_wait). */
 template <bool AKC, bool BKC, bool SPLIT, bool CHECK, int PRODUCER_REGS, int CONSUMER_REGS>
 __device__ __forceinline__ bool tm_start(const CUtensorMap *ma, const CUtensorMap *mb,
                                          mb_gemm_args &p, int64_t kc, const x3g &g,
                                          tm_block &b) {
+    mb_grid_launch_next();
     int kbase = 0; /* first k of this block's slice (TMA coordinates are whole-matrix ones) */
     if (SPLIT) {
         const int64_t k0 = (int64_t)blockIdx.y * kc;
@@ -226,9 +235,11 @@ __device__ __forceinline__ bool tm_start(const CUtensorMap *ma, const CUtensorMa
     tm_setup(b.full0, b.empty0, ma, mb);
     if (threadIdx.x < 128) {
         tm_regs_dec<PRODUCER_REGS>();
-        if (threadIdx.x == 0)
+        if (threadIdx.x == 0) {
             tm_produce<AKC, BKC>(ma, mb, b.sA, b.sB, b.full0, b.empty0, b.ntm, b.ntn, b.ntiles,
                                  b.KT, kbase);
+            mb_grid_wait(); /* this block ends after the zeroing kernel (see above) */
+        }
         return false;
     }
     tm_regs_inc<CONSUMER_REGS>();
@@ -302,12 +313,37 @@ static cudaError_t tm_launch_s(const mb_gemm_args *p, const mb_gemm_args *q, con
     cudaError_t e = mb_smem_limit_once((const void *)kernel, (int)smem, &smem_set);
     if (e != cudaSuccess) return e;
     const int64_t tiles = mb_cdiv(p->m, WG_BM) * mb_cdiv(p->n, WG_BN);
-    const dim3 grid(mb_grid_dim(tiles + scan, MB_GRID_X_MAX), (unsigned)sp.S);
-    kernel<<<grid, TM_THREADS, smem, s>>>(*ma, *mb, *q, sp.kc, g);
-    e = cudaGetLastError();
+    /* Persistent where the tiles outnumber the SMs (one block fits on an SM: TM_LAUNCH_REGS):
+     * a block per SM walks tiles blockIdx.x, + gridDim.x, ... (the kernels' loops), and its
+     * producer fills the ring with the next tile's k-tiles while the consumers store this
+     * one, where a block per tile would end, and a new one start, set up and wait for its
+     * first copies. Each tile is computed exactly as before (same code, same k order): the
+     * results do not change. Not with a tail scan (its blocks are numbered after the tiles,
+     * one tile per block) nor split-K (fewer tiles than SMs already). */
+    int sms = 0;
+    e = mb_device_info(&sms, NULL);
+    if (e != cudaSuccess) return e;
+    const int64_t blocks = scan > 0 || tiles <= (int64_t)sms ? tiles + scan : (int64_t)sms;
+    const dim3 grid(mb_grid_dim(blocks, MB_GRID_X_MAX), (unsigned)sp.S);
+    /* A programmatic dependent launch after x3g_begin's zeroing kernel (wg_plan with p->pdl;
+     * tm_start says what waits); a plain one without the guard (no zeroing kernel: the kernel
+     * before this one is not ours). */
+    cudaLaunchAttribute attr[1];
+    const cudaLaunchConfig_t cfg = mb_launch_cfg(attr, grid, dim3(TM_THREADS), smem, s,
+                                                 p->pdl && g.flag != NULL);
+    e = cudaLaunchKernelEx(&cfg, kernel, *ma, *mb, *q, sp.kc, g);
+    if (e == cudaSuccess) e = cudaGetLastError();
     if (e == cudaSuccess && SPLIT) e = x3g_reduce(p, q, sp.S, g, s);
     return e == cudaSuccess ? x3g_end(p, g, s) : e;
 }
+/* One call's work in stream order: the guard's bytes zeroed (x3g_begin: cudaMemsetAsync, or
+ * with mb_gemm_args.pdl x3g_zero_kernel, one block), the gemm kernel (tiles + tail-scan blocks,
+ * or one block per SM when persistent; x S slices), with S > 1 x3g_reduce_kernel (m / 256 x n
+ * blocks), then x3g_fixup_kernel (min(tiles, 2 x SMs) blocks, which return at once unless a
+ * tile was flagged); with pdl every kernel after the zeroing is a programmatic dependent
+ * launch. On 132 SMs: 1024^3 zero, gemm 64 x 2, reduce 4 x 1024, fixup 64; 4096 x 4096 x 256
+ * zero, gemm 132 (1024 tiles), fixup 264. Operands TMA cannot copy get copy kernels first
+ * (tm_sgemm). */
 template <template <bool, bool, bool, bool> class K, bool AKC, bool BKC>
 static cudaError_t tm_launch_t(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v12000 fn,
                                cudaStream_t s) {
@@ -324,7 +360,7 @@ static cudaError_t tm_launch_t(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled
     mb_gemm_args q;
     mb_splitk sp;
     int64_t scan;
-    e = wg_plan(p, &g, &q, &sp, &scan, s);
+    e = wg_plan(p, &g, &q, &sp, &scan, p->pdl, s);
     if (e != cudaSuccess) return e;
     if (sp.S > 1) return tm_launch_s<K, AKC, BKC, true, true>(p, &q, &ma, &mb, sp, g, 0, s);
     return scan > 0 ? tm_launch_s<K, AKC, BKC, false, false>(p, &q, &ma, &mb, sp, g, scan, s)

@@ -288,13 +288,14 @@ __device__ __forceinline__ void wg_store_tile(const mb_gemm_args &p, float *C, f
  * the workspace after the guard's bytes), split-K when C has fewer tiles than half the SMs
  * (sp.S > 1: every slice writes a slab, slice 0 too), else the tail scan where beta == 0 and
  * the last wave leaves SMs idle (*scan > 0 blocks after the tiles, CHECK false) or the checks
- * in the main loop (*scan == 0).
+ * in the main loop (*scan == 0). zero_kernel: the guard's bytes zeroed by a kernel (the gemm
+ * after it is a programmatic dependent launch; x3g_begin).
  * ------------------------------------------------------------------------------------- */
 static inline cudaError_t wg_plan(const mb_gemm_args *p, x3g *g, mb_gemm_args *q,
-                                  mb_splitk *sp, int64_t *scan, cudaStream_t s) {
+                                  mb_splitk *sp, int64_t *scan, int zero_kernel, cudaStream_t s) {
     static_assert(WG_BM <= X3G_TILE && WG_BN <= X3G_TILE, "the fixup's tile");
     *scan = 0;
-    cudaError_t e = x3g_begin(p, WG_BM, WG_BN, g, q, s);
+    cudaError_t e = x3g_begin(p, WG_BM, WG_BN, g, q, zero_kernel, s);
     if (e != cudaSuccess) return e;
     /* every slice writes a slab (slice 0 too: C stays intact for the fixup) */
     const int64_t tiles = mb_cdiv(p->m, WG_BM) * mb_cdiv(p->n, WG_BN);

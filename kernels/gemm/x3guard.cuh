@@ -28,8 +28,9 @@
  * main loop; extra blocks read A and B once where the last wave leaves SMs idle and mark
  * panels, the fixup recomputes the tiles of marked panels (x3g_scan_part below).
  * Workspace (the handle's gemm workspace): word 0 = needs fixup, from byte 256 one bit per
- * tile (tm + tn * ntm), then one word per A row panel and per B column panel; zeroed by one
- * cudaMemsetAsync per call (other rungs use the workspace for their split-K slabs). Split-K
+ * tile (tm + tn * ntm), then one word per A row panel and per B column panel; zeroed once per
+ * call, by cudaMemsetAsync or, before a gemm launched with programmatic dependent launch, by
+ * x3g_zero_kernel (x3g_begin; other rungs use the workspace for their split-K slabs). Split-K
  * under the guard: every slice (slice 0 too) writes alpha times its partial into a slab after
  * the guard's bytes, and x3g_reduce_kernel adds the slabs and beta * C into the tiles whose
  * bit is clear. Without room for the guard (no workspace, or
@@ -86,8 +87,11 @@ X3G_HD bool x3g_elem_out(float x) {
     return x3g_out(mx, mn);
 }
 
-/* Marks tile `bit` for the fixup; one thread per tile. */
+/* Marks tile `bit` for the fixup; one thread per tile. Under programmatic dependent launch
+ * (x3g_begin's zeroing kernel before the gemm) the guard's words are written only after that
+ * kernel has finished (mb_grid_wait: a no-op otherwise). */
 __device__ __forceinline__ void x3g_mark(const x3g &g, int64_t bit) {
+    mb_grid_wait();
     atomicOr(g.bits + (bit >> 5), 1u << (bit & 31));
     atomicExch(g.flag, 1u);
 }
@@ -186,6 +190,7 @@ __device__ __forceinline__ void x3g_scan_cols(const float *__restrict__ X, int64
  * takes an even share of A's storage columns and of B's. */
 __device__ __forceinline__ void x3g_scan_part(const mb_gemm_args &p, const x3g &g, bool a_vec,
                                               bool b_vec, int64_t part, int64_t parts) {
+    mb_grid_wait(); /* the guard's words zeroed (programmatic dependent launch; x3g_mark) */
     /* A stored (transa ? k x m : m x k), column-major with lda; B (transb ? n x k : k x n) */
     const int64_t a_rows = p.transa ? p.k : p.m, a_cols = p.transa ? p.m : p.k;
     const int64_t b_rows = p.transb ? p.n : p.k, b_cols = p.transb ? p.k : p.n;
@@ -224,10 +229,23 @@ static inline int x3g_room(const mb_gemm_args *p, int bm, int bn) {
     return p->work != NULL && x3g_bytes(p, bm, bn, &bit_bytes) <= p->work_bytes;
 }
 
+/* The guard's bytes zeroed by a kernel (16 bytes a thread), where the gemm after it is launched
+ * with programmatic dependent launch: unlike a cudaMemsetAsync it lets that kernel be
+ * scheduled at once (the trigger first thing), and the gemm writes the guard's words only
+ * after this grid has finished (x3g_mark, x3g_scan_part, tm_start: mb_grid_wait). */
+static __global__ void x3g_zero_kernel(uint4 *w, int64_t n16) {
+    mb_grid_launch_next();
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n16;
+         i += (int64_t)gridDim.x * blockDim.x)
+        w[i] = make_uint4(0u, 0u, 0u, 0u);
+}
+
 /* Host: the guard of one call, and the args whose workspace is what follows the guard's bytes
- * (for split-K slabs); zeroes the guard's bytes in stream order. */
+ * (for split-K slabs); zeroes the guard's bytes in stream order: by cudaMemsetAsync, or where
+ * zero_kernel (the next kernel, the gemm, is a programmatic dependent launch) by
+ * x3g_zero_kernel, a plain launch (it starts after all earlier work in the stream). */
 static inline cudaError_t x3g_begin(const mb_gemm_args *p, int bm, int bn, x3g *g,
-                                    mb_gemm_args *q, cudaStream_t s) {
+                                    mb_gemm_args *q, int zero_kernel, cudaStream_t s) {
     *q = *p;
     g->flag = NULL;
     g->bits = NULL;
@@ -249,31 +267,45 @@ static inline cudaError_t x3g_begin(const mb_gemm_args *p, int bm, int bn, x3g *
     g->pb = g->pa + ntm;
     q->work = (char *)p->work + bytes;
     q->work_bytes = p->work_bytes - bytes;
-    return cudaMemsetAsync(p->work, 0, bytes, s);
+    if (!zero_kernel) return cudaMemsetAsync(p->work, 0, bytes, s);
+    const int64_t n16 = (int64_t)(bytes / 16); /* bytes: a multiple of X3G_HDR */
+    x3g_zero_kernel<<<mb_grid_dim(mb_cdiv(n16, 256), 1024), 256, 0, s>>>((uint4 *)p->work, n16);
+    return cudaGetLastError();
 }
 
 /* Split-K under the guard: C = beta * C + slab 0 + ... + slab S - 1 (slab s = alpha times
  * slice s's partial, m x n, ld m), in slice order, for the elements of tiles whose bit is
- * clear; beta == 0: C not read. Grid-stride, one thread per element. */
+ * clear; beta == 0: C not read. One thread per element, column by column (mb_colwise_grid).
+ * Programmatic dependent launch (p->pdl): waits for the gemm before reading anything, then
+ * lets the fixup be scheduled. */
 static __global__ void x3g_reduce_kernel(float *C, int64_t ldc, const float *W, int64_t m, int64_t n,
                                   int slabs, float beta, x3g g) {
+    mb_grid_wait();
+    mb_grid_launch_next();
     const int64_t mn = m * n, ntm = (m + g.bm - 1) / g.bm;
-    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < mn;
-         e += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t r = e % m, c = e / m;
-        if (x3g_bit(g, r / g.bm + (c / g.bn) * ntm)) continue;
-        float v = W[e];
-        for (int s = 1; s < slabs; ++s) v += W[s * mn + e];
-        float *dst = C + r + c * ldc;
-        *dst = beta == 0.0f ? v : v + beta * *dst;
+    for (int64_t r = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; r < m;
+         r += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t tm = mb_div_small(r, g.bm);
+        for (int64_t c = blockIdx.y; c < n; c += gridDim.y) {
+            if (x3g_bit(g, tm + mb_div_small(c, g.bn) * ntm)) continue;
+            const int64_t e = r + c * m;
+            float v = W[e];
+            for (int s = 1; s < slabs; ++s) v += W[s * mn + e];
+            float *dst = C + r + c * ldc;
+            *dst = beta == 0.0f ? v : v + beta * *dst;
+        }
     }
 }
 static inline cudaError_t x3g_reduce(const mb_gemm_args *p, const mb_gemm_args *q, int S, x3g g,
                                      cudaStream_t s) {
-    const int64_t blocks = mb_cdiv(p->m * p->n, 256);
-    x3g_reduce_kernel<<<mb_grid_dim(blocks, 65535), 256, 0, s>>>(
-        (float *)p->C, p->ldc, (const float *)q->work, p->m, p->n, S, (float)p->beta, g);
-    return cudaGetLastError();
+    dim3 grid, block;
+    mb_colwise_grid(p->m, p->n, &grid, &block);
+    cudaLaunchAttribute attr[1];
+    const cudaLaunchConfig_t cfg = mb_launch_cfg(attr, grid, block, 0, s, p->pdl);
+    const cudaError_t e = cudaLaunchKernelEx(&cfg, x3g_reduce_kernel, (float *)p->C, p->ldc,
+                                             (const float *)q->work, p->m, p->n, S,
+                                             (float)p->beta, g);
+    return e != cudaSuccess ? e : cudaGetLastError();
 }
 
 /* The fixup: every block reads the flag and returns when it is 0. Else tiles (grid-stride)
@@ -283,6 +315,7 @@ static inline cudaError_t x3g_reduce(const mb_gemm_args *p, const mb_gemm_args *
  * alpha * acc (+ beta * C). Slow (SIMT, one block per tile) but only for flagged tiles. */
 #define X3G_FK 16
 static __global__ void __launch_bounds__(256) x3g_fixup_kernel(mb_gemm_args p, x3g g) {
+    mb_grid_wait(); /* programmatic dependent launch (p.pdl): the gemm and its reduce done */
     if (*(volatile unsigned *)g.flag == 0u) return;
     __shared__ float sA[X3G_FK][X3G_TILE], sB[X3G_FK][X3G_TILE + 1];
     const float *A = (const float *)p.A, *B = (const float *)p.B;
@@ -351,8 +384,11 @@ static inline cudaError_t x3g_end(const mb_gemm_args *p, x3g g, cudaStream_t s) 
     if (e != cudaSuccess) return e;
     const int64_t tiles = mb_cdiv(p->m, g.bm) * mb_cdiv(p->n, g.bn);
     const int64_t blocks = tiles < 2 * (int64_t)sms ? tiles : 2 * (int64_t)sms;
-    x3g_fixup_kernel<<<mb_grid_dim(blocks, 65535), 256, 0, s>>>(*p, g);
-    return cudaGetLastError();
+    cudaLaunchAttribute attr[1];
+    const cudaLaunchConfig_t cfg =
+        mb_launch_cfg(attr, dim3(mb_grid_dim(blocks, 65535)), dim3(256), 0, s, p->pdl);
+    e = cudaLaunchKernelEx(&cfg, x3g_fixup_kernel, *p, g);
+    return e != cudaSuccess ? e : cudaGetLastError();
 }
 
 #endif
