@@ -16,8 +16,9 @@
  *     that, `fastsplit_tf32x3` (rung 16's bits with a cheaper split) faster again, and
  *     `promote4_tf32x3` (rung 17 with a quarter of its FP32 additions) faster than every one
  *     of them at every one of those shapes (H100), so auto takes it (it copies operands TMA
- *     cannot read, or runs rung 14 or 16). Below that `tuned` (its tile configuration chosen per shape class). Without wgmma, NN
- *     from 1024 and 2^21 `pipelined`, else `tuned` (TT and skinny shapes favour `tuned`).
+ *     cannot read, or runs rung 14 or 16). Below that `tuned` (its tile configuration chosen
+ *     per shape class). Without wgmma, NN from 1024 and 2^21 `pipelined`, else `tuned` (TT and
+ *     skinny shapes favour `tuned`).
  *   dgemm: `dmma` (FP64 tensor cores) beats every SIMT rung at every size measured.
  *   omatcopy: `vectorized` at every size measured.
  *   reductions: `singlepass` with unit increments; sasum with a non-unit increment `shuffle`.

@@ -31,12 +31,12 @@
  *   big   128x64 (warps 64x32), 2 blocks per SM: cuBLAS's large-size tile, on its schedule
  *          (TC_PIPE_XMMA);
  *   mid    64x64 (warps 32x32), 3 blocks per SM, on the XMMA loop too;
- *   small  32x64 (warps 16x32), 4 blocks per SM: cuBLAS runs 32x64 tiles from 512 to 1536.
- *          Interior tiles (k a multiple of 16, 16-byte copies) run a lean loop of two
- *          m16n8k8 steps per stage (tc_mainloop_f64_lean2: lean copies without a branch,
- *          unrolled by the stages); the others the stream loop (fragments one n tile ahead,
- *          the barrier before the stage's last column, the guarded copies). (The stream
- *          loop made the big tile slower and the mid one no faster in the tile sweep.)
+ *   small  32x64 (warps 16x32), 4 blocks per SM. Interior tiles (k a multiple of 16,
+ *          16-byte copies) run a lean loop of two m16n8k8 steps per stage
+ *          (tc_mainloop_f64_lean2: lean copies without a branch, unrolled by the stages);
+ *          the others the stream loop (fragments one n tile ahead, the barrier before the
+ *          stage's last column, the guarded copies). The stream loop made the big tile
+ *          slower and the mid one no faster (perf/sweep/).
  * and where the small tile would not give every SM a block, a tiny one:
  *   tiny   32x32x32 (warps 16x16), 3 blocks per SM, stream loop (faster than the small
  *          tile at 512^3 in the tile sweep). */
