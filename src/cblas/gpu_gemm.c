@@ -38,6 +38,8 @@ typedef struct gemm_job {
     int64_t pc[MAXPAN + 1];               /* panel p: columns [pc[p], pc[p + 1]) */
     int64_t opan;                         /* the panel of column ocol */
     int64_t mb, nblk;                     /* row blocks of A (phase 2): height, count */
+    int64_t head;                         /* panels a split keeps on its first device */
+    int head_rows;                        /* the head panels by (row block x panel) gemms */
     int64_t ks, nslab;                    /* k-slabs of phase 1: depth, count (0: no phase 1) */
     int64_t ready;                        /* panels whose gemms are all queued */
     int64_t ocol, orow;                   /* the next piece of C to queue for the copy back */
@@ -251,6 +253,9 @@ static void gemm_done(mbc_state *s, const mbc_gemm *g, int pinned, cudaError_t e
     if (g->c_kind == MBC_PINNED && g->beta == 0) prog->done_col = col0, prog->done_row = 0;
 }
 
+#define MBC_ROW_GEMM_K 8192 /* 8M elements: about four waves of 128x128 tiles on an H100 */
+static int64_t row_k(void) { return mbc_cfg.row_gemm_k < 0 ? MBC_ROW_GEMM_K : mbc_cfg.row_gemm_k; }
+
 /* The geometry of a staged gemm (some operand on the host): its panels, k-slabs and row
  * blocks, a function of the problem and the settings only (not of the device or the state). */
 static void plan_geometry(const mbc_gemm *g, size_t e, gemm_job *j) {
@@ -302,6 +307,8 @@ static void plan_geometry(const mbc_gemm *g, size_t e, gemm_job *j) {
         j->mb = round_up((m + ABLOCKS - 1) / ABLOCKS, 64);
         j->nblk = (m + j->mb - 1) / j->mb;
     }
+    j->head = mbc_split_head(j->npan, j->pc, j->nblk, j->mb, row_k(), mbc_cfg.head_rows > 0);
+    j->head_rows = j->head == 0 && j->nblk > 1;
 }
 
 /* Panel p of B over k1..k, and of C when beta != 0 (C is read then), to the device. */
@@ -322,10 +329,8 @@ static cudaError_t stage_panel(mbc_state *s, const gemm_job *j, int64_t p, int64
  * split gemm, whose panels all come after the first ones, can then start its products over
  * the rest of k once A's first row block is across instead of all of A; one GPU runs the
  * same gemms (the geometry does not depend on the number of devices). */
-#define MBC_ROW_GEMM_K 8192 /* 8M elements: about four waves of 128x128 tiles on an H100 */
 static int by_rows(const gemm_job *j, int64_t p) {
-    int64_t t = mbc_cfg.row_gemm_k < 0 ? MBC_ROW_GEMM_K : mbc_cfg.row_gemm_k;
-    return t > 0 && j->nblk > 1 && j->mb * (j->pc[p + 1] - j->pc[p]) >= t * 1024;
+    return mbc_by_rows(j->nblk, j->mb, j->pc[p + 1] - j->pc[p], row_k());
 }
 
 /* Phase 2 of panel p over k1..k: by rows, the gemms of A's row blocks [b0, b1); else the one
@@ -427,8 +432,8 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const gemm_job *
     double beta2 = k1 > 0 ? 1.0 : g->beta;
     int64_t sa = 0, sb = 0; /* row blocks / panels across */
     if (plo > 0) {
-        /* A share after the first (plo >= nblk - 1: mgpu_plan.h): its panels come after the
-         * first ones, so each has, in the one-GPU schedule, its gemms over A's row blocks or
+        /* A share after the first (plo >= head: mgpu_plan.h): its panels come after the
+         * head, so each has, in the one-GPU schedule, its gemms over A's row blocks or
          * one over all rows (rows_gemm); the same gemms here, each queued once its A and B are
          * across. A and B go across alternately while the next panel is computed by rows,
          * else A first; A taken from the first device comes as that device stages it, so
@@ -464,8 +469,12 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const gemm_job *
                 if ((err = panel_done(s, j)) != cudaSuccess) return err;
         }
     }
-    /* The one-GPU schedule; the first share stops after panel phi - 1 (phi >= nblk - 1: the
-     * gemms of its panels are those of the one-GPU schedule). */
+    /* The one-GPU schedule; the first share stops after panel phi - 1 (phi >= head: the gemms
+     * of its panels are those of the one-GPU schedule). The head panels (those below A's last
+     * row block) are computed, as each block or panel arrives, by one gemm over the new block
+     * and every panel across, or over every block across and the new panel; with head_rows
+     * (all of them by rows: plan_geometry) by one gemm per (block x panel) instead, the gemms
+     * a later share makes for them (rows_gemm). */
     while (plo == 0 && (sa < j->nblk || sb < phi)) {
         if (sa < j->nblk && (sa <= sb || sb == phi)) {
             int64_t r0 = sa * j->mb, nr = min64(j->mb, m - r0);
@@ -474,21 +483,23 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const gemm_job *
                 cudaSuccess)
                 return err;
             ++sa;
-            if (sb > 0) {
-                *what = "gemm";
+            *what = "gemm"; /* block sa - 1 x panels 0 .. sb - 1: one gemm, or one per panel */
+            if (sb > 0 && !j->head_rows)
                 err = queue_gemm(s, j, r0, nr, 0, j->pc[sb], k1, kr, beta2, st);
-                if (err != cudaSuccess || *st != MINIBLAS_STATUS_SUCCESS) return err;
-            }
+            for (int64_t p = 0; j->head_rows && p < sb && err == cudaSuccess &&
+                                *st == MINIBLAS_STATUS_SUCCESS; ++p)
+                err = rows_gemm(s, j, p, sa - 1, sa, k1, beta2, st);
+            if (err != cudaSuccess || *st != MINIBLAS_STATUS_SUCCESS) return err;
         } else {
             int64_t c0 = j->pc[sb], nc = j->pc[sb + 1] - c0;
             *what = "copy to the GPU";
             if ((err = stage_panel(s, j, sb, k1)) != cudaSuccess) return err;
             ++sb;
             *what = "gemm";
-            err = sa == j->nblk ? rows_gemm(s, j, sb - 1, 0, sa, k1, beta2, st)
-                  : sa > 0      ? queue_gemm(s, j, 0, min64(m, sa * j->mb), c0, nc, k1, kr,
-                                             beta2, st)
-                                : cudaSuccess;
+            if (sa == j->nblk || (sa > 0 && j->head_rows)) /* blocks 0 .. sa - 1 x panel */
+                err = rows_gemm(s, j, sb - 1, 0, sa, k1, beta2, st);
+            else if (sa > 0)
+                err = queue_gemm(s, j, 0, min64(m, sa * j->mb), c0, nc, k1, kr, beta2, st);
             if (err != cudaSuccess || *st != MINIBLAS_STATUS_SUCCESS) return err;
         }
         *what = "copy from the GPU";
@@ -511,7 +522,8 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const gemm_job *
  * split when MINIBLAS_CBLAS_DEVICES lists several devices and the call is large enough
  * (mgpu_plan.h): the one-GPU geometry (plan_geometry) is computed once, and its panels of C
  * are dealt in contiguous runs, one per device (mbc_split_plan): the first device keeps the
- * head (the panels whose gemms span several panels or part of the rows) and is driven by the
+ * head (the panels whose gemms span several panels or part of the rows; none with the tuning
+ * key head_rows where every head panel is by rows: mbc_split_head) and is driven by the
  * calling thread; every other device by a worker thread of its own (mgpu.c), each with its
  * own state: streams, pinned chunks, device buffers.
  *
@@ -681,7 +693,7 @@ int mbc_gpu_gemm(const mbc_gemm *g, mbc_progress *prog, char *msg, size_t msg_si
         plan_geometry(g, e, &geo);
         int tuned = mbc_cfg.split_cols > 0;
         int pageable = g->a_kind == MBC_HOST || g->b_kind == MBC_HOST || g->c_kind == MBC_HOST;
-        mbc_split_plan(geo.npan, geo.pc, geo.nblk - 1, mbc_cfg.nuse, g->m, g->k,
+        mbc_split_plan(geo.npan, geo.pc, geo.head, mbc_cfg.nuse, g->m, g->k,
                        tuned      ? mbc_cfg.split_cols
                        : pageable ? MBC_SPLIT_MIN_COLS_PAGEABLE
                                   : MBC_SPLIT_MIN_COLS,

@@ -9,6 +9,20 @@ static void no_split(int64_t npan, mbc_split *sp) {
     sp->first[1] = npan;
 }
 
+int mbc_by_rows(int64_t nblk, int64_t mb, int64_t width, int64_t row_k) {
+    return row_k > 0 && nblk > 1 && mb * width >= row_k * 1024;
+}
+
+int64_t mbc_split_head(int64_t npan, const int64_t *pc, int64_t nblk, int64_t mb, int64_t row_k,
+                       int head_rows) {
+    int64_t head = nblk - 1 < npan ? nblk - 1 : npan;
+    if (head <= 0) return 0;
+    if (!head_rows) return head;
+    for (int64_t p = 0; p < head; ++p)
+        if (!mbc_by_rows(nblk, mb, pc[p + 1] - pc[p], row_k)) return head;
+    return 0;
+}
+
 void mbc_split_plan(int64_t npan, const int64_t *pc, int64_t head, int ndev, int64_t m,
                     int64_t k, int64_t min_cols, double min_volume, mbc_split *sp) {
     if (ndev > MBC_SPLIT_MAX) ndev = MBC_SPLIT_MAX;
