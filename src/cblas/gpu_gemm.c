@@ -11,12 +11,8 @@
 #include "mgpu_plan.h"
 #include "copypool.h"
 
-#define MAXPAN 64 /* gemm panels of one call (the width grows to stay below) */
+#define MAXPAN MBC_MAXPAN /* gemm panels of one call (the width grows to stay below) */
 
-/* Row blocks of A in phase 2 (1 and 2 were measured slower). */
-#define ABLOCKS 4
-
-static int64_t round_up(int64_t v, int64_t q) { return (v + q - 1) / q * q; }
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
@@ -270,27 +266,7 @@ static void plan_geometry(const mbc_gemm *g, size_t e, gemm_job *j) {
     j->c_in = j->c_back && g->beta != 0;
     j->direct = g->c_kind == MBC_PINNED && g->beta == 0;
 
-    /* Panels: n/8 wide and at least one wave of 128x128 tiles (2M elements of C: wmin
-     * columns), then the last ones halving down to wmin (the taper): the tail after the last
-     * gemm is its panel's copy back and unpacking, short when that panel is narrow. At 8192:
-     * 7 x 1024, 512, 256, 256 (sgemm 8192, H100: 18.4-18.7 ms; without the taper 19.1-20.4).
-     * The tuning key panel sets the width; the taper then halves down to a quarter of it
-     * (multiples of 32). */
-    int64_t wmin = round_up(((int64_t)1 << 21) / max64(m, 1), 128), unit = 128, nb;
-    if (mbc_cfg.panel > 0)
-        nb = mbc_cfg.panel, wmin = unit = max64(32, round_up(nb / 4, 32));
-    else
-        nb = max64(wmin, round_up((n + 7) / 8, 128));
-    nb = max64(nb, (n + MAXPAN / 2 - 1) / (MAXPAN / 2)); /* room for the taper in pc[] */
-    j->nb = nb = min64(nb, n);
-    for (int64_t c = 0; c < n; ++j->npan) {
-        int64_t r = n - c, w = nb;
-        if (r <= 2 * nb) w = min64(nb, max64(wmin, round_up((r + 1) / 2, unit)));
-        if (j->npan == MAXPAN - 1) w = r; /* not reached: <= 30 panels of nb, then halving */
-        j->pc[j->npan] = c;
-        c += min64(w, r);
-    }
-    j->pc[j->npan] = n;
+    j->npan = mbc_gemm_panels(m, n, mbc_cfg.panel, j->pc, &j->nb); /* mgpu_plan.h */
     /* Phase 1 (beta == 0 only: C is not read): nslab (4) k-slabs of k/16 over the whole of
      * C, at most half of k; only where the GPU needs longer for a slab than the host to pack
      * it: 2 m n ks flops at ~60 TFLOP/s against (m + n) ks e bytes at ~50 GB/s, i.e.
@@ -301,12 +277,8 @@ static void plan_geometry(const mbc_gemm *g, size_t e, gemm_job *j) {
         if (ks < 0) ks = k >= 2048 && 2 * (double)m * n >= 6144.0 * (m + n) ? k / 16 / 64 * 64 : 0;
         if (ks > 0 && ks <= k / 2) j->ks = ks, j->nslab = min64(mbc_cfg.nslab, k / (2 * ks));
     }
-    /* A in ABLOCKS row blocks, so that gemms start before all of A is across. */
-    j->nblk = 1, j->mb = m;
-    if (j->a_staged && m >= 512) {
-        j->mb = round_up((m + ABLOCKS - 1) / ABLOCKS, 64);
-        j->nblk = (m + j->mb - 1) / j->mb;
-    }
+    /* A in row blocks, so that gemms start before all of A is across. */
+    j->nblk = mbc_row_blocks(m, j->a_staged, &j->mb);
     j->head = mbc_split_head(j->npan, j->pc, j->nblk, j->mb, row_k(), mbc_cfg.head_rows > 0);
     j->head_rows = j->head == 0 && j->nblk > 1;
 }

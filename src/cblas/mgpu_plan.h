@@ -39,6 +39,20 @@ typedef struct mbc_split {
  * device threads and their first copies cost tens of microseconds). */
 #define MBC_SPLIT_MIN_VOLUME ((double)2048 * 2048 * 2048)
 
+/* The column panels of C of a staged m x n gemm (gpu_gemm.c): n/8 wide and at least one wave
+ * of 128x128 tiles (2M elements of C), then the last ones halving down to that (the taper):
+ * the tail after the last gemm is its panel's copy back, short when that panel is narrow. At
+ * 8192: 7 x 1024, 512, 256, 256 (sgemm 8192, H100: 18.4-18.7 ms; without the taper
+ * 19.1-20.4). panel > 0 (the tuning key panel) sets the width; the taper then halves down to
+ * a quarter of it (multiples of 32). Fills pc[0 .. npan] (at most MBC_MAXPAN panels) and
+ * *nb (the widest); returns npan. A function of its arguments only. */
+#define MBC_MAXPAN 64
+int64_t mbc_gemm_panels(int64_t m, int64_t n, int64_t panel, int64_t *pc, int64_t *nb);
+
+/* A's row blocks in phase 2: 4 of mb rows (a multiple of 64; 1 and 2 blocks were measured
+ * slower) where A is staged and m >= 512, else one of m rows. Returns their count. */
+int64_t mbc_row_blocks(int64_t m, int a_staged, int64_t *mb);
+
 /* Whether a panel `width` columns wide is computed, over the rest of k, by one gemm per row
  * block of A (nblk blocks of mb rows) rather than one over all rows: where a block's product
  * has at least row_k K elements of C (the tuning key row_gemm_k; <= 0: never). */
