@@ -73,6 +73,9 @@ typedef struct mbc_config {
                                computed by one gemm per (row block x panel) where all are by
                                rows, so a split need not keep them on its first device (-1:
                                automatic, off; 0 off; 1 on) */
+    int64_t row_out;        /* row_out=: pinned C, beta == 0: C of a panel computed by row
+                               blocks copied back block by block (-1: automatic, off; 0 off;
+                               1 on) */
     int64_t split_cols;     /* split_cols=: several GPUs: the least columns of C per device,
                                any volume (-1: automatic, mgpu_plan.h) */
     int64_t split_vec;      /* split_vec=: several GPUs: the least elements of a reduction's

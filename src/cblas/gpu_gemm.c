@@ -151,12 +151,15 @@ static cudaError_t queue_gemm(mbc_state *s, const gemm_job *j, int64_t r0, int64
     return cudaSuccess;
 }
 
+static int row_out(const gemm_job *j, int64_t p);
+
 /* Queue the copy back of C for the panels whose gemms are all queued, in column-major pieces
  * (whole columns of at most a chunk, or one column in chunk-sized parts), each after its
  * panel's event. A piece needs a free out chunk; a chunk is freed by writing its piece into
  * the caller's C (mbc_finish_out), which waits for the copy. block == 0: stop at the first busy
  * chunk whose copy has not completed (the host has inputs to pack first; a completed one is
- * unpacked at once); block: wait and unpack as needed. */
+ * unpacked at once); block: wait and unpack as needed. Panels that row_out sends back block by
+ * block are skipped. */
 static cudaError_t queue_out(mbc_state *s, gemm_job *j, int block) {
     const mbc_gemm *g = j->g;
     size_t e = j->e;
@@ -166,6 +169,10 @@ static cudaError_t queue_out(mbc_state *s, gemm_job *j, int block) {
     while (j->ocol < end) {
         while (j->pc[j->opan + 1] <= j->ocol) ++j->opan;
         int64_t p = j->opan, pend = min64(end, j->pc[p + 1]);
+        if (row_out(j, p)) { /* gone back block by block (rows_gemm) */
+            j->ocol = j->pc[p + 1], j->orow = 0;
+            continue;
+        }
         /* direct: the rest of the panel in one copy (a copy per column costs microseconds of
          * the copy engine each, and the host blocks once the queue is full) */
         int64_t cap = j->direct ? m * (pend - j->ocol) : (int64_t)(s->chunk_bytes / e);
@@ -305,6 +312,27 @@ static int by_rows(const gemm_job *j, int64_t p) {
     return mbc_by_rows(j->nblk, j->mb, j->pc[p + 1] - j->pc[p], row_k());
 }
 
+/* Whether panel p's C goes back block by block (tuning key row_out; pinned C, beta == 0):
+ * each of its phase-2 gemms (one per row block, after the head: rows_gemm) computes its
+ * rows of the panel completely, so their copy to the caller's C can follow each gemm
+ * instead of the panel's last. */
+static int row_out(const gemm_job *j, int64_t p) {
+    return j->direct && mbc_cfg.row_out > 0 && p >= j->head && by_rows(j, p);
+}
+
+/* Rows [r0, r0+nr) x columns [c0, c0+nc) of C, just queued on s_comp: to the caller's C. */
+static cudaError_t block_out(mbc_state *s, const gemm_job *j, int64_t r0, int64_t nr, int64_t c0,
+                             int64_t nc) {
+    const mbc_gemm *g = j->g;
+    cudaError_t err = cudaEventRecord(s->blk_ev, s->s_comp);
+    if (err == cudaSuccess) err = cudaStreamWaitEvent(s->s_out, s->blk_ev, 0);
+    if (err == cudaSuccess)
+        err = cudaMemcpy2DAsync(at(g->C, g->ldc, r0, c0, j->e), (size_t)g->ldc * j->e,
+                                at(j->d.C, j->d.ldc, r0, c0, j->e), (size_t)j->d.ldc * j->e,
+                                (size_t)nr * j->e, (size_t)nc, cudaMemcpyDeviceToHost, s->s_out);
+    return err;
+}
+
 /* Phase 2 of panel p over k1..k: by rows, the gemms of A's row blocks [b0, b1); else the one
  * gemm over all rows. */
 static cudaError_t rows_gemm(mbc_state *s, gemm_job *j, int64_t p, int64_t b0, int64_t b1,
@@ -312,8 +340,12 @@ static cudaError_t rows_gemm(mbc_state *s, gemm_job *j, int64_t p, int64_t b0, i
     const int64_t m = j->g->m, c0 = j->pc[p], nc = j->pc[p + 1] - c0, kr = j->g->k - k1;
     if (!by_rows(j, p)) return queue_gemm(s, j, 0, m, c0, nc, k1, kr, beta, st);
     cudaError_t err = cudaSuccess;
-    for (int64_t b = b0; b < b1 && err == cudaSuccess && *st == MINIBLAS_STATUS_SUCCESS; ++b)
-        err = queue_gemm(s, j, b * j->mb, min64(j->mb, m - b * j->mb), c0, nc, k1, kr, beta, st);
+    for (int64_t b = b0; b < b1 && err == cudaSuccess && *st == MINIBLAS_STATUS_SUCCESS; ++b) {
+        int64_t r0 = b * j->mb, nr = min64(j->mb, m - r0);
+        err = queue_gemm(s, j, r0, nr, c0, nc, k1, kr, beta, st);
+        if (err == cudaSuccess && *st == MINIBLAS_STATUS_SUCCESS && row_out(j, p))
+            err = block_out(s, j, r0, nr, c0, nc);
+    }
     return err;
 }
 
