@@ -461,6 +461,13 @@ static int run_reds_file(const char *path, int thr) {
 
 static char g_err[8 << 20];
 
+/* A line per part of the parent's run (it takes minutes): what has passed, and when. */
+static void progress(const char *part, time_t t0) {
+    printf("test_cblas_multigpu: %s: %s after %lld s\n", part, g_fail ? "FAILED so far" : "ok",
+           (long long)(time(NULL) - t0));
+    fflush(stdout);
+}
+
 static int run_child_mode(const char *self, const char *mode, const char *arg, const char **env) {
     char tmpl[] = "/tmp/mbc_multigpu_errXXXXXX";
     int efd = mkstemp(tmpl);
@@ -535,6 +542,7 @@ int main(int argc, char **argv) {
     ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
     if (len <= 0) return 2;
     self[len] = '\0';
+    time_t t0 = time(NULL);
     char dir[] = "/tmp/mbc_multigpuXXXXXX";
     if (!mkdtemp(dir)) return 2;
 
@@ -598,6 +606,7 @@ int main(int argc, char **argv) {
         }
     }
 
+    progress("one device, two, every one, the default", t0);
     /* pinned A DMA'd whole by each device (a_parts=off): split, and the same C */
     {
         char f[256];
@@ -617,6 +626,7 @@ int main(int argc, char **argv) {
         unlink(f);
     }
 
+    progress("a_parts=off", t0);
     /* head_rows=1: the head panels (by rows at this tuning) by (row block x panel) gemms, so
      * the split cuts anywhere; C the same on one device, two and every one (not the same as
      * without the key: other gemm shapes) */
@@ -649,6 +659,7 @@ int main(int argc, char **argv) {
         }
         for (int i = 0; i < 5; ++i) unlink(hf[i]);
     }
+    progress("head_rows, row_out", t0);
     /* row_out=1 alone: the default's gemms, C copied back otherwise: the same C as DEVICES=0 */
     {
         char f[256];
@@ -664,6 +675,7 @@ int main(int argc, char **argv) {
         unlink(f);
     }
 
+    progress("row_out alone", t0);
     /* the default least share of a split reduction: just below and above it */
     {
         char f[256];
@@ -682,6 +694,7 @@ int main(int argc, char **argv) {
         unlink(f);
     }
 
+    progress("least share of a split reduction", t0);
     /* a device failing during split reductions: every result right, the notice names it */
     {
         static const char *const rf[] = {"MINIBLAS_CBLAS_TEST_FAIL_REDUCE=0@1", "MINIBLAS_CBLAS_TEST_FAIL_REDUCE=1@0",
@@ -703,6 +716,7 @@ int main(int argc, char **argv) {
         }
     }
 
+    progress("failing reductions", t0);
     /* a device failing during split omatcopys: B still right (the CPU BLAS redoes the call),
      * the notice names the device */
     {
@@ -719,6 +733,7 @@ int main(int argc, char **argv) {
         unlink(f);
     }
 
+    progress("failing omatcopys", t0);
     /* a list naming a GPU that does not exist: one clear line, calls still right */
     {
         char env0[128], want[160], f[256];
@@ -733,6 +748,7 @@ int main(int argc, char **argv) {
         unlink(f);
     }
 
+    progress("missing device", t0);
     /* one GPU made to fail after 0 or 3 of its gemms: the first or the second device */
     static const char *const fails[] = {"MINIBLAS_CBLAS_TEST_FAIL_GEMM=0@1", "MINIBLAS_CBLAS_TEST_FAIL_GEMM=3@1",
                                         "MINIBLAS_CBLAS_TEST_FAIL_GEMM=3@0", "MINIBLAS_CBLAS_TEST_FAIL_GEMM=0@0"};
