@@ -21,7 +21,11 @@
  *     where the second GPU can read the first's memory, pageable A really goes from one to
  *     the other ("A copied between devices"), and where each can read the other's, pinned A
  *     goes across in parts, one from each ("A in parts from every device"); with
- *     MINIBLAS_CBLAS_TUNING=...,a_parts=off (each device DMAs all of pinned A) too;
+ *     MINIBLAS_CBLAS_TUNING=...,a_parts=off (each device DMAs all of pinned A) too; and
+ *     with ...,head_rows=1 (the head panels by (row block x panel) gemms, no head kept on the
+ *     first device) DEVICES=0, =0,1 and =all give bitwise the same C as each other, and
+ *     with row_out=1 added (pinned C, beta == 0: copied back by row blocks) the same C again;
+ *     row_out=1 alone the same C as the default;
  *   - a list naming a GPU that does not exist: one clear line at initialisation, every call
  *     still right (on the CPU BLAS);
  *   - one GPU made to fail after some of its gemms (MINIBLAS_CBLAS_TEST_FAIL_GEMM=N@P, the
@@ -457,6 +461,13 @@ static int run_reds_file(const char *path, int thr) {
 
 static char g_err[8 << 20];
 
+/* A line per part of the parent's run (it takes minutes): what has passed, and when. */
+static void progress(const char *part, time_t t0) {
+    printf("test_cblas_multigpu: %s: %s after %lld s\n", part, g_fail ? "FAILED so far" : "ok",
+           (long long)(time(NULL) - t0));
+    fflush(stdout);
+}
+
 static int run_child_mode(const char *self, const char *mode, const char *arg, const char **env) {
     char tmpl[] = "/tmp/mbc_multigpu_errXXXXXX";
     int efd = mkstemp(tmpl);
@@ -531,6 +542,7 @@ int main(int argc, char **argv) {
     ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
     if (len <= 0) return 2;
     self[len] = '\0';
+    time_t t0 = time(NULL);
     char dir[] = "/tmp/mbc_multigpuXXXXXX";
     if (!mkdtemp(dir)) return 2;
 
@@ -594,6 +606,7 @@ int main(int argc, char **argv) {
         }
     }
 
+    progress("one device, two, every one, the default", t0);
     /* pinned A DMA'd whole by each device (a_parts=off): split, and the same C */
     {
         char f[256];
@@ -613,6 +626,56 @@ int main(int argc, char **argv) {
         unlink(f);
     }
 
+    progress("a_parts=off", t0);
+    /* head_rows=1: the head panels (by rows at this tuning) by (row block x panel) gemms, so
+     * the split cuts anywhere; C the same on one device, two and every one (not the same as
+     * without the key: other gemm shapes) */
+    {
+        /* and row_out=1 (pinned C with beta == 0 copied back by row blocks): the same C again */
+        static const char *const hl[] = {"0", "0,1", "all", "0", "all"};
+        static const char *const ht[] = {"head_rows=1", "head_rows=1", "head_rows=1",
+                                         "head_rows=1,row_out=1", "head_rows=1,row_out=1"};
+        char hf[5][256];
+        for (int i = 0; i < 5; ++i) {
+            char dev[128], tun[160];
+            snprintf(hf[i], sizeof hf[i], "%s/head%d.bin", dir, i);
+            snprintf(dev, sizeof dev, "MINIBLAS_CBLAS_DEVICES=%s", hl[i]);
+            snprintf(tun, sizeof tun,
+                     "MINIBLAS_CBLAS_TUNING=panel=64,kslab=16,split_cols=1,split_vec=1,row_gemm_k=12,%s", ht[i]);
+            const char *env[] = {dev, tun, "MINIBLAS_CBLAS_VERBOSE=2", "MINIBLAS_CBLAS_TEST_FAIL_GEMM=",
+                                 "MINIBLAS_CBLAS_TEST_FAIL_REDUCE=", NULL};
+            int st = run_child(self, hf[i], env);
+            CHECKF(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s DEVICES=%s: status 0x%x; stderr tail:\n%.2000s",
+                   ht[i], hl[i], st, g_err + (strlen(g_err) > 2000 ? strlen(g_err) - 2000 : 0));
+            int d = !strcmp(hl[i], "0") ? 1 : !strcmp(hl[i], "0,1") ? 2 : ndev;
+            char line[64];
+            snprintf(line, sizeof line, "over %d devices", d);
+            if (d > 1)
+                CHECKF(count(g_err, line) >= 20, "%s DEVICES=%s: only %d calls split over %d devices",
+                       ht[i], hl[i], count(g_err, line), d);
+            if (i > 0)
+                CHECKF(same_file(hf[0], hf[i]), "%s DEVICES=%s: C differs from head_rows=1 DEVICES=0",
+                       ht[i], hl[i]);
+        }
+        for (int i = 0; i < 5; ++i) unlink(hf[i]);
+    }
+    progress("head_rows, row_out", t0);
+    /* row_out=1 alone: the default's gemms, C copied back otherwise: the same C as DEVICES=0 */
+    {
+        char f[256];
+        snprintf(f, sizeof f, "%s/rowout.bin", dir);
+        const char *env[] = {"MINIBLAS_CBLAS_DEVICES=all",
+                             "MINIBLAS_CBLAS_TUNING=panel=64,kslab=16,split_cols=1,split_vec=1,row_gemm_k=12,row_out=1",
+                             "MINIBLAS_CBLAS_VERBOSE=2", "MINIBLAS_CBLAS_TEST_FAIL_GEMM=",
+                             "MINIBLAS_CBLAS_TEST_FAIL_REDUCE=", NULL};
+        int st = run_child(self, f, env);
+        CHECKF(WIFEXITED(st) && WEXITSTATUS(st) == 0, "row_out=1: status 0x%x; stderr tail:\n%.2000s", st,
+               g_err + (strlen(g_err) > 2000 ? strlen(g_err) - 2000 : 0));
+        CHECKF(same_file(files[0], f), "row_out=1: C differs from DEVICES=0");
+        unlink(f);
+    }
+
+    progress("row_out alone", t0);
     /* the default least share of a split reduction: just below and above it */
     {
         char f[256];
@@ -631,6 +694,7 @@ int main(int argc, char **argv) {
         unlink(f);
     }
 
+    progress("least share of a split reduction", t0);
     /* a device failing during split reductions: every result right, the notice names it */
     {
         static const char *const rf[] = {"MINIBLAS_CBLAS_TEST_FAIL_REDUCE=0@1", "MINIBLAS_CBLAS_TEST_FAIL_REDUCE=1@0",
@@ -652,6 +716,7 @@ int main(int argc, char **argv) {
         }
     }
 
+    progress("failing reductions", t0);
     /* a device failing during split omatcopys: B still right (the CPU BLAS redoes the call),
      * the notice names the device */
     {
@@ -668,6 +733,7 @@ int main(int argc, char **argv) {
         unlink(f);
     }
 
+    progress("failing omatcopys", t0);
     /* a list naming a GPU that does not exist: one clear line, calls still right */
     {
         char env0[128], want[160], f[256];
@@ -682,6 +748,7 @@ int main(int argc, char **argv) {
         unlink(f);
     }
 
+    progress("missing device", t0);
     /* one GPU made to fail after 0 or 3 of its gemms: the first or the second device */
     static const char *const fails[] = {"MINIBLAS_CBLAS_TEST_FAIL_GEMM=0@1", "MINIBLAS_CBLAS_TEST_FAIL_GEMM=3@1",
                                         "MINIBLAS_CBLAS_TEST_FAIL_GEMM=3@0", "MINIBLAS_CBLAS_TEST_FAIL_GEMM=0@0"};

@@ -13,6 +13,14 @@
  * there are pieces enough; the piece results are added in piece order (mbc_vec_combine),
  * NaN and Inf carried through.
  *
+ * And the head of the one-GPU gemm schedule (mbc_split_head, the tuning key head_rows) on
+ * the geometry of real calls (mbc_gemm_panels, mbc_row_blocks): the phase-2 gemms of the
+ * one-GPU schedule and those of each share of a split, listed by a model of gpu_gemm.c's loops
+ * (one_gpu_gemms, share_gemms), are the same gemms (shape and place: rows, columns; all over
+ * the same k range), every element of C computed by exactly one; with head_rows each gemm
+ * lies within one panel, and n = 16384 splits evenly over 2 and 4 devices (4096 columns each
+ * on 4) where without it the first device keeps 6144 columns.
+ *
  * And which pinned pieces are packed rather than DMA'd (mbc_pin_pack): columns shorter than
  * 32 KB on one GPU, 8 KB for a share of a split gemm, a set threshold for both; never one
  * column or a contiguous piece; never with the threshold 0.
@@ -217,9 +225,212 @@ static void test_pin_pack(void) {
     CHECKF(!mbc_pin_pack(1, 10, 4096, 4, 0, 0) && !mbc_pin_pack(1, 10, 4096, 4, 0, 1), "pin_row_kb=0");
 }
 
+/* ------------------------------------------------------------------ the head (head_rows) */
+
+typedef struct hgeo {
+    int64_t m, n, npan, pc[MBC_MAXPAN + 1], nb, mb, nblk, row_k, head;
+    int hr; /* the head panels by (row block x panel) gemms */
+} hgeo;
+
+typedef struct ggemm {
+    int64_t r0, nr, c0, nc;
+} ggemm;
+
+typedef struct glist {
+    ggemm g[8192];
+    int n;
+} glist;
+
+static void add(glist *l, int64_t r0, int64_t nr, int64_t c0, int64_t nc) {
+    CHECKF(l->n < (int)(sizeof l->g / sizeof l->g[0]), "too many gemms");
+    if (l->n < (int)(sizeof l->g / sizeof l->g[0])) l->g[l->n++] = (ggemm){r0, nr, c0, nc};
+}
+
+static int by_rows(const hgeo *h, int64_t p) {
+    return mbc_by_rows(h->nblk, h->mb, h->pc[p + 1] - h->pc[p], h->row_k);
+}
+
+/* rows_gemm of gpu_gemm.c: panel p by the row blocks [b0, b1), or over all rows. */
+static void rows_gemm(const hgeo *h, glist *l, int64_t p, int64_t b0, int64_t b1) {
+    int64_t c0 = h->pc[p], nc = h->pc[p + 1] - c0;
+    if (!by_rows(h, p)) {
+        add(l, 0, h->m, c0, nc);
+        return;
+    }
+    for (int64_t b = b0; b < b1; ++b)
+        add(l, b * h->mb, h->mb < h->m - b * h->mb ? h->mb : h->m - b * h->mb, c0, nc);
+}
+
+/* The phase-2 gemms of gemm_staged's one-GPU loop for panels [0, phi) (the first share). */
+static void one_gpu_gemms(const hgeo *h, int64_t phi, glist *l) {
+    int64_t sa = 0, sb = 0;
+    while (sa < h->nblk || sb < phi) {
+        if (sa < h->nblk && (sa <= sb || sb == phi)) {
+            int64_t r0 = sa * h->mb, nr = h->mb < h->m - r0 ? h->mb : h->m - r0;
+            ++sa;
+            if (sb > 0 && !h->hr) add(l, r0, nr, 0, h->pc[sb]);
+            for (int64_t p = 0; h->hr && p < sb; ++p) rows_gemm(h, l, p, sa - 1, sa);
+        } else {
+            ++sb;
+            if (sa == h->nblk || (sa > 0 && h->hr))
+                rows_gemm(h, l, sb - 1, 0, sa);
+            else if (sa > 0)
+                add(l, 0, sa * h->mb < h->m ? sa * h->mb : h->m, h->pc[sb - 1],
+                    h->pc[sb] - h->pc[sb - 1]);
+        }
+    }
+}
+
+/* A later share's phase-2 gemms for panels [plo, phi): each panel by rows or all rows. */
+static void share_gemms(const hgeo *h, int64_t plo, int64_t phi, glist *l) {
+    for (int64_t p = plo; p < phi; ++p) rows_gemm(h, l, p, 0, h->nblk);
+}
+
+static int cmp_gemm(const void *a, const void *b) {
+    const ggemm *x = a, *y = b;
+    if (x->c0 != y->c0) return x->c0 < y->c0 ? -1 : 1;
+    if (x->r0 != y->r0) return x->r0 < y->r0 ? -1 : 1;
+    if (x->nc != y->nc) return x->nc < y->nc ? -1 : 1;
+    return x->nr < y->nr ? -1 : x->nr > y->nr;
+}
+
+static void make_geo(hgeo *h, int64_t m, int64_t n, int64_t panel, int64_t row_k, int head_rows) {
+    memset(h, 0, sizeof *h);
+    h->m = m, h->n = n, h->row_k = row_k;
+    h->npan = mbc_gemm_panels(m, n, panel, h->pc, &h->nb);
+    h->nblk = mbc_row_blocks(m, 1, &h->mb);
+    h->head = mbc_split_head(h->npan, h->pc, h->nblk, h->mb, row_k, head_rows);
+    h->hr = h->head == 0 && h->nblk > 1;
+}
+
+/* The split of h over ndev devices gives every device the one-GPU schedule's gemms of its
+ * panels; returns the devices used. */
+static int check_head(const hgeo *h, int ndev, int64_t min_cols, int grid) {
+    static glist one, all, sh;
+    const char *ctx = "m %lld n %lld npan %lld nblk %lld head %lld hr %d ndev %d";
+#define HARGS (long long)h->m, (long long)h->n, (long long)h->npan, (long long)h->nblk, \
+              (long long)h->head, h->hr, ndev
+    CHECKF(h->npan >= 1 && h->npan <= MBC_MAXPAN && h->pc[0] == 0 && h->pc[h->npan] == h->n, ctx, HARGS);
+    for (int64_t p = 0; p < h->npan; ++p) CHECKF(h->pc[p + 1] > h->pc[p], ctx, HARGS);
+    CHECKF(h->nblk >= 1 && (h->nblk - 1) * h->mb < h->m && h->nblk * h->mb >= h->m, ctx, HARGS);
+    if (h->hr) /* only where every head panel is by rows */
+        for (int64_t p = 0; p < h->nblk - 1 && p < h->npan; ++p)
+            CHECKF(by_rows(h, p), "head_rows with head panel %lld not by rows; " "m %lld n %lld",
+                   (long long)p, (long long)h->m, (long long)h->n);
+    one.n = all.n = 0;
+    one_gpu_gemms(h, h->npan, &one);
+    mbc_split sp;
+    mbc_split_plan(h->npan, h->pc, h->head, ndev, h->m, 1, min_cols, 0, &sp);
+    for (int d = 0; d < sp.ndev; ++d) {
+        int64_t plo = sp.first[d], phi = sp.first[d + 1];
+        CHECKF(plo < phi, ctx, HARGS);
+        CHECKF(d > 0 || phi >= h->head, "the first share ends before the head; " "m %lld n %lld",
+               (long long)h->m, (long long)h->n);
+        sh.n = 0;
+        if (plo == 0)
+            one_gpu_gemms(h, phi, &sh);
+        else
+            share_gemms(h, plo, phi, &sh);
+        for (int i = 0; i < sh.n; ++i) {
+            const ggemm *g = &sh.g[i];
+            CHECKF(g->c0 >= h->pc[plo] && g->c0 + g->nc <= h->pc[phi] && g->nr >= 1 && g->nc >= 1,
+                   "device %d: gemm of columns %lld+%lld outside its share; " "m %lld n %lld", d,
+                   (long long)g->c0, (long long)g->nc, (long long)h->m, (long long)h->n);
+            add(&all, g->r0, g->nr, g->c0, g->nc);
+        }
+    }
+    qsort(one.g, (size_t)one.n, sizeof one.g[0], cmp_gemm);
+    qsort(all.g, (size_t)all.n, sizeof all.g[0], cmp_gemm);
+    int same = one.n == all.n;
+    for (int i = 0; same && i < one.n; ++i) same = cmp_gemm(&one.g[i], &all.g[i]) == 0;
+    CHECKF(same, "the shares' gemms differ from the one-GPU schedule's (%d vs %d); " "m %lld n %lld npan %lld nblk %lld head %lld hr %d ndev %d",
+           all.n, one.n, HARGS);
+    int64_t area = 0;
+    for (int i = 0; i < one.n; ++i) {
+        area += one.g[i].nr * one.g[i].nc;
+        if (h->hr) { /* each gemm within one panel */
+            int64_t p = 0;
+            while (h->pc[p + 1] <= one.g[i].c0) ++p;
+            CHECKF(one.g[i].c0 + one.g[i].nc <= h->pc[p + 1], "head_rows: a gemm spans panels; " "m %lld n %lld",
+                   (long long)h->m, (long long)h->n);
+        }
+    }
+    CHECKF(area == h->m * h->n, "gemms cover %lld of %lld elements", (long long)area, (long long)(h->m * h->n));
+    if (grid) { /* every element exactly once */
+        unsigned char *cnt = calloc((size_t)(h->m * h->n), 1);
+        for (int i = 0; cnt && i < one.n; ++i)
+            for (int64_t c = one.g[i].c0; c < one.g[i].c0 + one.g[i].nc; ++c)
+                for (int64_t r = one.g[i].r0; r < one.g[i].r0 + one.g[i].nr; ++r)
+                    ++cnt[r + c * h->m];
+        int64_t bad = 0;
+        for (int64_t x = 0; cnt && x < h->m * h->n; ++x) bad += cnt[x] != 1;
+        CHECKF(cnt && bad == 0, "%lld elements not computed exactly once; " "m %lld n %lld", (long long)bad,
+               (long long)h->m, (long long)h->n);
+        free(cnt);
+    }
+    return sp.ndev;
+#undef HARGS
+}
+
+static void test_head(void) {
+    hgeo h;
+    int total = 0, hr = 0, split = 0;
+    for (int it = 0; it < 4000; ++it) {
+        int grid = it % 2 == 0;
+        int64_t m = 1 + (int64_t)rnd(grid ? 700 : 40000), n = 1 + (int64_t)rnd(grid ? 900 : 40000);
+        int64_t panel = it % 3 == 0 ? 0 : 32 + (int64_t)rnd(grid ? 200 : 5000);
+        int64_t row_k = it % 4 == 0 ? 0 : it % 4 == 1 ? 8192 : 1 + (int64_t)rnd(grid ? 64 : 20000);
+        make_geo(&h, m, n, panel, row_k, it % 5 != 0);
+        int ndev = 1 + (int)rnd(9);
+        split += check_head(&h, ndev, it % 2 ? 0 : (int64_t)rnd(2000), grid) > 1;
+        hr += h.hr;
+        ++total;
+    }
+    CHECKF(hr > total / 10 && split > total / 4, "too few cases: %d with head_rows, %d split of %d", hr,
+           split, total);
+
+    /* n = m = k = 16384, panel and row_gemm_k auto: 7 x 2048, 1024, 512, 256, 128, 128;
+     * 4 row blocks, so 3 head panels, all by rows */
+    make_geo(&h, 16384, 16384, 0, 8192, 0);
+    CHECKF(h.npan == 12 && h.pc[7] == 14336 && h.pc[8] == 15360 && h.nblk == 4 && h.head == 3 && !h.hr,
+           "16384: npan %lld pc[7] %lld nblk %lld head %lld", (long long)h.npan, (long long)h.pc[7],
+           (long long)h.nblk, (long long)h.head);
+    mbc_split sp;
+    /* without head_rows: the first device keeps the head, 6144 of 16384 columns on 4 devices */
+    mbc_split_plan(h.npan, h.pc, h.head, 4, 16384, 16384, MBC_SPLIT_MIN_COLS, MBC_SPLIT_MIN_VOLUME, &sp);
+    CHECKF(sp.ndev == 4 && h.pc[sp.first[1]] == 6144, "16384 over 4: ndev %d, first share %lld columns",
+           sp.ndev, (long long)h.pc[sp.first[1]]);
+    check_head(&h, 4, MBC_SPLIT_MIN_COLS, 0);
+    /* with it: no head, 4096 columns each on 4 devices, 8192 on 2 */
+    make_geo(&h, 16384, 16384, 0, 8192, 1);
+    CHECKF(h.head == 0 && h.hr, "16384 head_rows: head %lld", (long long)h.head);
+    for (int nd = 2; nd <= 4; nd += 2) {
+        mbc_split_plan(h.npan, h.pc, h.head, nd, 16384, 16384, MBC_SPLIT_MIN_COLS, MBC_SPLIT_MIN_VOLUME, &sp);
+        CHECKF(sp.ndev == nd, "16384 head_rows over %d: ndev %d", nd, sp.ndev);
+        for (int d = 0; d < sp.ndev; ++d)
+            CHECKF(h.pc[sp.first[d + 1]] - h.pc[sp.first[d]] == 16384 / nd,
+                   "16384 head_rows over %d: share %d is %lld columns", nd, d,
+                   (long long)(h.pc[sp.first[d + 1]] - h.pc[sp.first[d]]));
+        CHECKF(check_head(&h, nd, MBC_SPLIT_MIN_COLS, 0) == nd, "16384 head_rows over %d", nd);
+    }
+    /* a head panel not by rows (row_gemm_k above a 2048-wide block's product): head kept */
+    make_geo(&h, 16384, 16384, 0, 8193, 1);
+    CHECKF(h.head == 3 && !h.hr, "16384 row_gemm_k 8193: head %lld", (long long)h.head);
+    /* n = 8192: 1024-wide panels, 2M elements per block: not by rows at auto, head kept */
+    make_geo(&h, 8192, 8192, 0, 8192, 1);
+    CHECKF(h.head == 3 && !h.hr, "8192 head_rows: head %lld", (long long)h.head);
+    /* the multi-GPU test's tuning (panel=64, row_gemm_k=12) on its 531 x 700 shape: 3 row
+     * blocks of 192, head panels of 64 by rows */
+    make_geo(&h, 531, 700, 64, 12, 1);
+    CHECKF(h.nblk == 3 && h.head == 0 && h.hr, "531 x 700: nblk %lld head %lld", (long long)h.nblk,
+           (long long)h.head);
+    printf("head plans: %d checked (%d with head_rows, %d split), fixed cases ok\n", total, hr, split);
+}
+
 int main(void) {
     test_vec();
     test_pin_pack();
+    test_head();
     int64_t pc[65];
     /* panels like the one-GPU schedule's: nb wide, the last ones halving */
     int splits = 0, total = 0;

@@ -67,6 +67,7 @@ typedef struct mbc_state {
     mbc_pending out[NOUT];
     int out_next, nout; /* nout: chunks in use this call (2 or NOUT) */
     cudaEvent_t pan_ev[NPEV];
+    cudaEvent_t blk_ev; /* a row block of C computed (row_out: its copy waits, at once) */
     void *dbuf[3];
     size_t dbuf_bytes[3];
     /* per call */

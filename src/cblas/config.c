@@ -147,6 +147,8 @@ static const setting g_tuning[] = {
     {"copy_threads", V_INT, F32(copy_threads), 1, 1024, 0, "1 to 1024"},
     {"pin_row_kb", V_AUTO, F64(pin_row_kb), 1, 1 << 20, -1, "auto, off or a length in KB"},
     {"row_gemm_k", V_AUTO, F64(row_gemm_k), 1, (int64_t)1 << 40, -1, "auto, off or a size in K elements"},
+    {"head_rows", V_AUTO, F64(head_rows), 1, 1, -1, "auto, off or 1"},
+    {"row_out", V_AUTO, F64(row_out), 1, 1, -1, "auto, off or 1"},
     {"split_cols", V_AUTO, F64(split_cols), 1, (int64_t)1 << 31, -1, "auto or a width in columns"},
     {"split_vec", V_AUTO, F64(split_vec), 1, INT64_MAX, -1, "auto or a length in elements"},
     {"a_parts", V_AUTO, F64(a_parts), 1, 1, -1, "auto or off"},
@@ -266,6 +268,8 @@ int mbc_config_read(mbc_config *cfg, const char *(*get)(const char *name), long 
     cfg->pin_row_kb = -1; /* automatic: mbc_pin_pack */
     cfg->row_gemm_k = -1; /* automatic: MBC_ROW_GEMM_K */
     cfg->a_parts = -1;    /* automatic: pinned A in parts over a split's devices */
+    cfg->head_rows = -1;  /* automatic: off (the head panels by spanning gemms) */
+    cfg->row_out = -1;    /* automatic: off (C copied back by whole panels) */
     cfg->test_fail_gemm = -1;
     cfg->test_fail_dev = -1;
     cfg->test_fail_reduce = -1;

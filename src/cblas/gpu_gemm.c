@@ -11,12 +11,8 @@
 #include "mgpu_plan.h"
 #include "copypool.h"
 
-#define MAXPAN 64 /* gemm panels of one call (the width grows to stay below) */
+#define MAXPAN MBC_MAXPAN /* gemm panels of one call (the width grows to stay below) */
 
-/* Row blocks of A in phase 2 (1 and 2 were measured slower). */
-#define ABLOCKS 4
-
-static int64_t round_up(int64_t v, int64_t q) { return (v + q - 1) / q * q; }
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
@@ -38,6 +34,8 @@ typedef struct gemm_job {
     int64_t pc[MAXPAN + 1];               /* panel p: columns [pc[p], pc[p + 1]) */
     int64_t opan;                         /* the panel of column ocol */
     int64_t mb, nblk;                     /* row blocks of A (phase 2): height, count */
+    int64_t head;                         /* panels a split keeps on its first device */
+    int head_rows;                        /* the head panels by (row block x panel) gemms */
     int64_t ks, nslab;                    /* k-slabs of phase 1: depth, count (0: no phase 1) */
     int64_t ready;                        /* panels whose gemms are all queued */
     int64_t ocol, orow;                   /* the next piece of C to queue for the copy back */
@@ -153,12 +151,15 @@ static cudaError_t queue_gemm(mbc_state *s, const gemm_job *j, int64_t r0, int64
     return cudaSuccess;
 }
 
+static int row_out(const gemm_job *j, int64_t p);
+
 /* Queue the copy back of C for the panels whose gemms are all queued, in column-major pieces
  * (whole columns of at most a chunk, or one column in chunk-sized parts), each after its
  * panel's event. A piece needs a free out chunk; a chunk is freed by writing its piece into
  * the caller's C (mbc_finish_out), which waits for the copy. block == 0: stop at the first busy
  * chunk whose copy has not completed (the host has inputs to pack first; a completed one is
- * unpacked at once); block: wait and unpack as needed. */
+ * unpacked at once); block: wait and unpack as needed. Panels that row_out sends back block by
+ * block are skipped. */
 static cudaError_t queue_out(mbc_state *s, gemm_job *j, int block) {
     const mbc_gemm *g = j->g;
     size_t e = j->e;
@@ -168,6 +169,10 @@ static cudaError_t queue_out(mbc_state *s, gemm_job *j, int block) {
     while (j->ocol < end) {
         while (j->pc[j->opan + 1] <= j->ocol) ++j->opan;
         int64_t p = j->opan, pend = min64(end, j->pc[p + 1]);
+        if (row_out(j, p)) { /* gone back block by block (rows_gemm) */
+            j->ocol = j->pc[p + 1], j->orow = 0;
+            continue;
+        }
         /* direct: the rest of the panel in one copy (a copy per column costs microseconds of
          * the copy engine each, and the host blocks once the queue is full) */
         int64_t cap = j->direct ? m * (pend - j->ocol) : (int64_t)(s->chunk_bytes / e);
@@ -251,6 +256,9 @@ static void gemm_done(mbc_state *s, const mbc_gemm *g, int pinned, cudaError_t e
     if (g->c_kind == MBC_PINNED && g->beta == 0) prog->done_col = col0, prog->done_row = 0;
 }
 
+#define MBC_ROW_GEMM_K 8192 /* 8M elements: about four waves of 128x128 tiles on an H100 */
+static int64_t row_k(void) { return mbc_cfg.row_gemm_k < 0 ? MBC_ROW_GEMM_K : mbc_cfg.row_gemm_k; }
+
 /* The geometry of a staged gemm (some operand on the host): its panels, k-slabs and row
  * blocks, a function of the problem and the settings only (not of the device or the state). */
 static void plan_geometry(const mbc_gemm *g, size_t e, gemm_job *j) {
@@ -265,27 +273,7 @@ static void plan_geometry(const mbc_gemm *g, size_t e, gemm_job *j) {
     j->c_in = j->c_back && g->beta != 0;
     j->direct = g->c_kind == MBC_PINNED && g->beta == 0;
 
-    /* Panels: n/8 wide and at least one wave of 128x128 tiles (2M elements of C: wmin
-     * columns), then the last ones halving down to wmin (the taper): the tail after the last
-     * gemm is its panel's copy back and unpacking, short when that panel is narrow. At 8192:
-     * 7 x 1024, 512, 256, 256 (sgemm 8192, H100: 18.4-18.7 ms; without the taper 19.1-20.4).
-     * The tuning key panel sets the width; the taper then halves down to a quarter of it
-     * (multiples of 32). */
-    int64_t wmin = round_up(((int64_t)1 << 21) / max64(m, 1), 128), unit = 128, nb;
-    if (mbc_cfg.panel > 0)
-        nb = mbc_cfg.panel, wmin = unit = max64(32, round_up(nb / 4, 32));
-    else
-        nb = max64(wmin, round_up((n + 7) / 8, 128));
-    nb = max64(nb, (n + MAXPAN / 2 - 1) / (MAXPAN / 2)); /* room for the taper in pc[] */
-    j->nb = nb = min64(nb, n);
-    for (int64_t c = 0; c < n; ++j->npan) {
-        int64_t r = n - c, w = nb;
-        if (r <= 2 * nb) w = min64(nb, max64(wmin, round_up((r + 1) / 2, unit)));
-        if (j->npan == MAXPAN - 1) w = r; /* not reached: <= 30 panels of nb, then halving */
-        j->pc[j->npan] = c;
-        c += min64(w, r);
-    }
-    j->pc[j->npan] = n;
+    j->npan = mbc_gemm_panels(m, n, mbc_cfg.panel, j->pc, &j->nb); /* mgpu_plan.h */
     /* Phase 1 (beta == 0 only: C is not read): nslab (4) k-slabs of k/16 over the whole of
      * C, at most half of k; only where the GPU needs longer for a slab than the host to pack
      * it: 2 m n ks flops at ~60 TFLOP/s against (m + n) ks e bytes at ~50 GB/s, i.e.
@@ -296,12 +284,10 @@ static void plan_geometry(const mbc_gemm *g, size_t e, gemm_job *j) {
         if (ks < 0) ks = k >= 2048 && 2 * (double)m * n >= 6144.0 * (m + n) ? k / 16 / 64 * 64 : 0;
         if (ks > 0 && ks <= k / 2) j->ks = ks, j->nslab = min64(mbc_cfg.nslab, k / (2 * ks));
     }
-    /* A in ABLOCKS row blocks, so that gemms start before all of A is across. */
-    j->nblk = 1, j->mb = m;
-    if (j->a_staged && m >= 512) {
-        j->mb = round_up((m + ABLOCKS - 1) / ABLOCKS, 64);
-        j->nblk = (m + j->mb - 1) / j->mb;
-    }
+    /* A in row blocks, so that gemms start before all of A is across. */
+    j->nblk = mbc_row_blocks(m, j->a_staged, &j->mb);
+    j->head = mbc_split_head(j->npan, j->pc, j->nblk, j->mb, row_k(), mbc_cfg.head_rows > 0);
+    j->head_rows = j->head == 0 && j->nblk > 1;
 }
 
 /* Panel p of B over k1..k, and of C when beta != 0 (C is read then), to the device. */
@@ -322,10 +308,29 @@ static cudaError_t stage_panel(mbc_state *s, const gemm_job *j, int64_t p, int64
  * split gemm, whose panels all come after the first ones, can then start its products over
  * the rest of k once A's first row block is across instead of all of A; one GPU runs the
  * same gemms (the geometry does not depend on the number of devices). */
-#define MBC_ROW_GEMM_K 8192 /* 8M elements: about four waves of 128x128 tiles on an H100 */
 static int by_rows(const gemm_job *j, int64_t p) {
-    int64_t t = mbc_cfg.row_gemm_k < 0 ? MBC_ROW_GEMM_K : mbc_cfg.row_gemm_k;
-    return t > 0 && j->nblk > 1 && j->mb * (j->pc[p + 1] - j->pc[p]) >= t * 1024;
+    return mbc_by_rows(j->nblk, j->mb, j->pc[p + 1] - j->pc[p], row_k());
+}
+
+/* Whether panel p's C goes back block by block (tuning key row_out; pinned C, beta == 0):
+ * each of its phase-2 gemms (one per row block, after the head: rows_gemm) computes its
+ * rows of the panel completely, so their copy to the caller's C can follow each gemm
+ * instead of the panel's last. */
+static int row_out(const gemm_job *j, int64_t p) {
+    return j->direct && mbc_cfg.row_out > 0 && p >= j->head && by_rows(j, p);
+}
+
+/* Rows [r0, r0+nr) x columns [c0, c0+nc) of C, just queued on s_comp: to the caller's C. */
+static cudaError_t block_out(mbc_state *s, const gemm_job *j, int64_t r0, int64_t nr, int64_t c0,
+                             int64_t nc) {
+    const mbc_gemm *g = j->g;
+    cudaError_t err = cudaEventRecord(s->blk_ev, s->s_comp);
+    if (err == cudaSuccess) err = cudaStreamWaitEvent(s->s_out, s->blk_ev, 0);
+    if (err == cudaSuccess)
+        err = cudaMemcpy2DAsync(at(g->C, g->ldc, r0, c0, j->e), (size_t)g->ldc * j->e,
+                                at(j->d.C, j->d.ldc, r0, c0, j->e), (size_t)j->d.ldc * j->e,
+                                (size_t)nr * j->e, (size_t)nc, cudaMemcpyDeviceToHost, s->s_out);
+    return err;
 }
 
 /* Phase 2 of panel p over k1..k: by rows, the gemms of A's row blocks [b0, b1); else the one
@@ -335,8 +340,12 @@ static cudaError_t rows_gemm(mbc_state *s, gemm_job *j, int64_t p, int64_t b0, i
     const int64_t m = j->g->m, c0 = j->pc[p], nc = j->pc[p + 1] - c0, kr = j->g->k - k1;
     if (!by_rows(j, p)) return queue_gemm(s, j, 0, m, c0, nc, k1, kr, beta, st);
     cudaError_t err = cudaSuccess;
-    for (int64_t b = b0; b < b1 && err == cudaSuccess && *st == MINIBLAS_STATUS_SUCCESS; ++b)
-        err = queue_gemm(s, j, b * j->mb, min64(j->mb, m - b * j->mb), c0, nc, k1, kr, beta, st);
+    for (int64_t b = b0; b < b1 && err == cudaSuccess && *st == MINIBLAS_STATUS_SUCCESS; ++b) {
+        int64_t r0 = b * j->mb, nr = min64(j->mb, m - r0);
+        err = queue_gemm(s, j, r0, nr, c0, nc, k1, kr, beta, st);
+        if (err == cudaSuccess && *st == MINIBLAS_STATUS_SUCCESS && row_out(j, p))
+            err = block_out(s, j, r0, nr, c0, nc);
+    }
     return err;
 }
 
@@ -427,8 +436,8 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const gemm_job *
     double beta2 = k1 > 0 ? 1.0 : g->beta;
     int64_t sa = 0, sb = 0; /* row blocks / panels across */
     if (plo > 0) {
-        /* A share after the first (plo >= nblk - 1: mgpu_plan.h): its panels come after the
-         * first ones, so each has, in the one-GPU schedule, its gemms over A's row blocks or
+        /* A share after the first (plo >= head: mgpu_plan.h): its panels come after the
+         * head, so each has, in the one-GPU schedule, its gemms over A's row blocks or
          * one over all rows (rows_gemm); the same gemms here, each queued once its A and B are
          * across. A and B go across alternately while the next panel is computed by rows,
          * else A first; A taken from the first device comes as that device stages it, so
@@ -464,8 +473,12 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const gemm_job *
                 if ((err = panel_done(s, j)) != cudaSuccess) return err;
         }
     }
-    /* The one-GPU schedule; the first share stops after panel phi - 1 (phi >= nblk - 1: the
-     * gemms of its panels are those of the one-GPU schedule). */
+    /* The one-GPU schedule; the first share stops after panel phi - 1 (phi >= head: the gemms
+     * of its panels are those of the one-GPU schedule). The head panels (those below A's last
+     * row block) are computed, as each block or panel arrives, by one gemm over the new block
+     * and every panel across, or over every block across and the new panel; with head_rows
+     * (all of them by rows: plan_geometry) by one gemm per (block x panel) instead, the gemms
+     * a later share makes for them (rows_gemm). */
     while (plo == 0 && (sa < j->nblk || sb < phi)) {
         if (sa < j->nblk && (sa <= sb || sb == phi)) {
             int64_t r0 = sa * j->mb, nr = min64(j->mb, m - r0);
@@ -474,21 +487,23 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const gemm_job *
                 cudaSuccess)
                 return err;
             ++sa;
-            if (sb > 0) {
-                *what = "gemm";
+            *what = "gemm"; /* block sa - 1 x panels 0 .. sb - 1: one gemm, or one per panel */
+            if (sb > 0 && !j->head_rows)
                 err = queue_gemm(s, j, r0, nr, 0, j->pc[sb], k1, kr, beta2, st);
-                if (err != cudaSuccess || *st != MINIBLAS_STATUS_SUCCESS) return err;
-            }
+            for (int64_t p = 0; j->head_rows && p < sb && err == cudaSuccess &&
+                                *st == MINIBLAS_STATUS_SUCCESS; ++p)
+                err = rows_gemm(s, j, p, sa - 1, sa, k1, beta2, st);
+            if (err != cudaSuccess || *st != MINIBLAS_STATUS_SUCCESS) return err;
         } else {
             int64_t c0 = j->pc[sb], nc = j->pc[sb + 1] - c0;
             *what = "copy to the GPU";
             if ((err = stage_panel(s, j, sb, k1)) != cudaSuccess) return err;
             ++sb;
             *what = "gemm";
-            err = sa == j->nblk ? rows_gemm(s, j, sb - 1, 0, sa, k1, beta2, st)
-                  : sa > 0      ? queue_gemm(s, j, 0, min64(m, sa * j->mb), c0, nc, k1, kr,
-                                             beta2, st)
-                                : cudaSuccess;
+            if (sa == j->nblk || (sa > 0 && j->head_rows)) /* blocks 0 .. sa - 1 x panel */
+                err = rows_gemm(s, j, sb - 1, 0, sa, k1, beta2, st);
+            else if (sa > 0)
+                err = queue_gemm(s, j, 0, min64(m, sa * j->mb), c0, nc, k1, kr, beta2, st);
             if (err != cudaSuccess || *st != MINIBLAS_STATUS_SUCCESS) return err;
         }
         *what = "copy from the GPU";
@@ -511,7 +526,8 @@ static cudaError_t gemm_staged(mbc_state *s, const mbc_gemm *g, const gemm_job *
  * split when MINIBLAS_CBLAS_DEVICES lists several devices and the call is large enough
  * (mgpu_plan.h): the one-GPU geometry (plan_geometry) is computed once, and its panels of C
  * are dealt in contiguous runs, one per device (mbc_split_plan): the first device keeps the
- * head (the panels whose gemms span several panels or part of the rows) and is driven by the
+ * head (the panels whose gemms span several panels or part of the rows; none with the tuning
+ * key head_rows where every head panel is by rows: mbc_split_head) and is driven by the
  * calling thread; every other device by a worker thread of its own (mgpu.c), each with its
  * own state: streams, pinned chunks, device buffers.
  *
@@ -681,7 +697,7 @@ int mbc_gpu_gemm(const mbc_gemm *g, mbc_progress *prog, char *msg, size_t msg_si
         plan_geometry(g, e, &geo);
         int tuned = mbc_cfg.split_cols > 0;
         int pageable = g->a_kind == MBC_HOST || g->b_kind == MBC_HOST || g->c_kind == MBC_HOST;
-        mbc_split_plan(geo.npan, geo.pc, geo.nblk - 1, mbc_cfg.nuse, g->m, g->k,
+        mbc_split_plan(geo.npan, geo.pc, geo.head, mbc_cfg.nuse, g->m, g->k,
                        tuned      ? mbc_cfg.split_cols
                        : pageable ? MBC_SPLIT_MIN_COLS_PAGEABLE
                                   : MBC_SPLIT_MIN_COLS,

@@ -41,6 +41,7 @@ static void state_destroy(mbc_state *s) {
     }
     for (int i = 0; i < NPEV; ++i)
         if (s->pan_ev[i]) cudaEventDestroy(s->pan_ev[i]);
+    if (s->blk_ev) cudaEventDestroy(s->blk_ev);
     for (int i = 0; i <= NTEV; ++i)
         if (s->tev[i]) cudaEventDestroy(s->tev[i]);
     for (int i = 0; i < 3; ++i)
@@ -105,6 +106,7 @@ static mbc_state *mbc_state_get(int device, char *msg, size_t msg_size) {
             e = cudaEventCreateWithFlags(&s->out_ev[i], cudaEventDisableTiming);
         for (int i = 0; i < NPEV && e == cudaSuccess; ++i)
             e = cudaEventCreateWithFlags(&s->pan_ev[i], cudaEventDisableTiming);
+        if (e == cudaSuccess) e = cudaEventCreateWithFlags(&s->blk_ev, cudaEventDisableTiming);
         if (e != cudaSuccess) {
             snprintf(msg, msg_size, "creating streams/events: %s", cudaGetErrorString(e));
             state_destroy(s);

@@ -9,6 +9,49 @@ static void no_split(int64_t npan, mbc_split *sp) {
     sp->first[1] = npan;
 }
 
+static int64_t round_up(int64_t v, int64_t q) { return (v + q - 1) / q * q; }
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+int64_t mbc_gemm_panels(int64_t m, int64_t n, int64_t panel, int64_t *pc, int64_t *nb_out) {
+    int64_t wmin = round_up(((int64_t)1 << 21) / max64(m, 1), 128), unit = 128, nb, npan = 0;
+    if (panel > 0)
+        nb = panel, wmin = unit = max64(32, round_up(nb / 4, 32));
+    else
+        nb = max64(wmin, round_up((n + 7) / 8, 128));
+    nb = max64(nb, (n + MBC_MAXPAN / 2 - 1) / (MBC_MAXPAN / 2)); /* room for the taper */
+    *nb_out = nb = min64(nb, n);
+    for (int64_t c = 0; c < n; ++npan) {
+        int64_t r = n - c, w = nb;
+        if (r <= 2 * nb) w = min64(nb, max64(wmin, round_up((r + 1) / 2, unit)));
+        if (npan == MBC_MAXPAN - 1) w = r; /* not reached: <= 30 panels of nb, then halving */
+        pc[npan] = c;
+        c += min64(w, r);
+    }
+    pc[npan] = n;
+    return npan;
+}
+
+int64_t mbc_row_blocks(int64_t m, int a_staged, int64_t *mb) {
+    if (!a_staged || m < 512) return *mb = m, 1;
+    *mb = round_up((m + 3) / 4, 64);
+    return (m + *mb - 1) / *mb;
+}
+
+int mbc_by_rows(int64_t nblk, int64_t mb, int64_t width, int64_t row_k) {
+    return row_k > 0 && nblk > 1 && mb * width >= row_k * 1024;
+}
+
+int64_t mbc_split_head(int64_t npan, const int64_t *pc, int64_t nblk, int64_t mb, int64_t row_k,
+                       int head_rows) {
+    int64_t head = nblk - 1 < npan ? nblk - 1 : npan;
+    if (head <= 0) return 0;
+    if (!head_rows) return head;
+    for (int64_t p = 0; p < head; ++p)
+        if (!mbc_by_rows(nblk, mb, pc[p + 1] - pc[p], row_k)) return head;
+    return 0;
+}
+
 void mbc_split_plan(int64_t npan, const int64_t *pc, int64_t head, int ndev, int64_t m,
                     int64_t k, int64_t min_cols, double min_volume, mbc_split *sp) {
     if (ndev > MBC_SPLIT_MAX) ndev = MBC_SPLIT_MAX;

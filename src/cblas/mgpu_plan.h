@@ -39,6 +39,33 @@ typedef struct mbc_split {
  * device threads and their first copies cost tens of microseconds). */
 #define MBC_SPLIT_MIN_VOLUME ((double)2048 * 2048 * 2048)
 
+/* The column panels of C of a staged m x n gemm (gpu_gemm.c): n/8 wide and at least one wave
+ * of 128x128 tiles (2M elements of C), then the last ones halving down to that (the taper):
+ * the tail after the last gemm is its panel's copy back, short when that panel is narrow. At
+ * 8192: 7 x 1024, 512, 256, 256 (sgemm 8192, H100: 18.4-18.7 ms; without the taper
+ * 19.1-20.4). panel > 0 (the tuning key panel) sets the width; the taper then halves down to
+ * a quarter of it (multiples of 32). Fills pc[0 .. npan] (at most MBC_MAXPAN panels) and
+ * *nb (the widest); returns npan. A function of its arguments only. */
+#define MBC_MAXPAN 64
+int64_t mbc_gemm_panels(int64_t m, int64_t n, int64_t panel, int64_t *pc, int64_t *nb);
+
+/* A's row blocks in phase 2: 4 of mb rows (a multiple of 64; 1 and 2 blocks were measured
+ * slower) where A is staged and m >= 512, else one of m rows. Returns their count. */
+int64_t mbc_row_blocks(int64_t m, int a_staged, int64_t *mb);
+
+/* Whether a panel `width` columns wide is computed, over the rest of k, by one gemm per row
+ * block of A (nblk blocks of mb rows) rather than one over all rows: where a block's product
+ * has at least row_k K elements of C (the tuning key row_gemm_k; <= 0: never). */
+int mbc_by_rows(int64_t nblk, int64_t mb, int64_t width, int64_t row_k);
+
+/* The head of the one-GPU schedule: the first nblk - 1 panels (at most npan), whose gemms over
+ * the rest of k span several panels and part of the rows; 0 where head_rows (the tuning key of
+ * that name) is on and every one of them is by rows (mbc_by_rows): the one-GPU schedule then
+ * computes each of them by one gemm per (row block x panel), as a later device does, and a
+ * split may cut anywhere. Pure: a function of its arguments only. */
+int64_t mbc_split_head(int64_t npan, const int64_t *pc, int64_t nblk, int64_t mb, int64_t row_k,
+                       int head_rows);
+
 /* Plan the split of npan panels (boundaries pc[0..npan]) over at most ndev devices; the first
  * `head` panels stay on device 0. min_cols: the least columns of a share (the columns of
  * device 0's share count its head too). m, k: the rest of the shape (the volume threshold);
