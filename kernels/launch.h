@@ -62,6 +62,9 @@ typedef struct mb_gemm_args {
     cudaMemPool_t pool; /* the handle's memory pool for scratch copies (NULL: none) */
     int pdl;            /* 1: the kernels after a call's first one may be launched with
                            programmatic dependent launch (see below); 0: plain launches */
+    int splitk_cluster; /* 1: split-K may be summed in thread-block clusters (the TMA 3xTF32
+                           rungs, tma_ring.cuh) where the device and code are 9.0 or newer and
+                           MINIBLAS_SPLITK_CLUSTER is not 0; same bits either way */
 } mb_gemm_args;
 
 typedef struct mb_omatcopy_args {

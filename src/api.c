@@ -57,7 +57,8 @@ static miniblas_status_t gemm(struct miniblas_context *h, miniblas_op_t op, size
         return MINIBLAS_STATUS_SUCCESS;
     }
     mb_gemm_args a = {mb_trans_code(transa), mb_trans_code(transb), m, n, k, alpha, beta,
-                      A, lda, B, ldb, C, ldc, h->gemm_work, MB_GEMM_WORK_BYTES, h->pool, h->pdl};
+                      A, lda, B, ldb, C, ldc, h->gemm_work, MB_GEMM_WORK_BYTES, h->pool, h->pdl,
+                      h->splitk_cluster};
     if (layout == MiniblasRowMajor) { /* C^T = op(B)^T op(A)^T, all column-major */
         a.transa = mb_trans_code(transb);
         a.transb = mb_trans_code(transa);

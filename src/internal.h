@@ -32,6 +32,9 @@ struct miniblas_context {
     int pdl;                         /* gemm launchers may use programmatic dependent launch:
                                         compute capability >= 9.0 (device and code), and
                                         MINIBLAS_PDL is not 0 (mb_gemm_args.pdl) */
+    int splitk_cluster;              /* split-K may be summed in thread-block clusters:
+                                        as pdl, with MINIBLAS_SPLITK_CLUSTER
+                                        (mb_gemm_args.splitk_cluster) */
     cudaMemPool_t pool;              /* stream-ordered scratch of the gemm launchers, or NULL */
     void *result_dev;                /* device slot for host-result reductions */
     void *result_host;               /* pinned host slot for the same */
@@ -51,13 +54,17 @@ int mb_rung_index(miniblas_op_t op, const char *name);       /* -1 when unknown 
 void mb_rung_name_list(miniblas_op_t op, char *buf, size_t size);
 /* Parse one environment value: index, MB_SEL_AUTO (unset/empty/"auto") or MB_SEL_UNKNOWN. */
 int mb_rung_parse_env(miniblas_op_t op, const char *value);
-/* Read MINIBLAS_<OP>, MINIBLAS_MATH_MODE, MINIBLAS_GEMM_COPIES and MINIBLAS_PDL into a fresh
+/* Read MINIBLAS_<OP>, MINIBLAS_MATH_MODE, MINIBLAS_GEMM_COPIES, MINIBLAS_PDL and
+ * MINIBLAS_SPLITK_CLUSTER into a fresh
  * handle (its device and compute capability already set). */
 void mb_read_environment(struct miniblas_context *h);
 /* Whether the gemm launchers may use programmatic dependent launch: MINIBLAS_PDL's value
  * (NULL: unset) is not "0", the device's compute capability cc and the code's code_cc
  * (mb_code_cc; major * 10 + minor) are both 9.0 or newer. */
 int mb_pdl_choice(const char *env, int cc, int code_cc);
+/* Whether split-K sums may run in thread-block clusters (kernels/gemm/tma_ring.cuh): as
+ * mb_pdl_choice, with MINIBLAS_SPLITK_CLUSTER's value. */
+int mb_splitk_cluster_choice(const char *env, int cc, int code_cc);
 /* The environment variable of an op: "MINIBLAS_SGEMM", ... */
 const char *mb_op_env_name(miniblas_op_t op);
 

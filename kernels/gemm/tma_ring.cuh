@@ -99,6 +99,50 @@ __device__ __forceinline__ void tm_prefetch_map(const CUtensorMap *map) {
 #endif
 }
 
+/* Thread-block clusters (split-K in a cluster, tm_split_gather). PTX ISA "Special Registers:
+ * %cluster_nctarank", "barrier.cluster", "mapa", "ld". The barrier's arrive has release and its
+ * wait acquire semantics at cluster scope: what a thread of the cluster wrote before its
+ * arrive, shared memory of its block included, is visible to every thread after the wait. */
+__device__ __forceinline__ unsigned tm_cluster_ctas() {
+    unsigned n = 1;
+#if WG_SM90A
+    asm volatile("mov.u32 %0, %%cluster_nctarank;\n" : "=r"(n));
+#endif
+    return n;
+}
+__device__ __forceinline__ void tm_cluster_sync() {
+#if WG_SM90A
+    asm volatile("barrier.cluster.arrive.release;\n"
+                 "barrier.cluster.wait.acquire;\n" ::: "memory");
+#endif
+}
+/* The shared::cluster address of the variable at shared address `addr` in block `rank` of
+ * the cluster. */
+__device__ __forceinline__ unsigned tm_mapa(unsigned addr, unsigned rank) {
+    unsigned r = addr;
+#if WG_SM90A
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(r) : "r"(addr), "r"(rank));
+#endif
+    return r;
+}
+__device__ __forceinline__ float4 tm_ld_cluster4(unsigned addr) {
+    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#if WG_SM90A
+    asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+                 : "r"(addr)
+                 : "memory");
+#endif
+    return v;
+}
+__device__ __forceinline__ unsigned tm_ld_cluster_u32(unsigned addr) {
+    unsigned v = 0;
+#if WG_SM90A
+    asm volatile("ld.shared::cluster.u32 %0, [%1];\n" : "=r"(v) : "r"(addr) : "memory");
+#endif
+    return v;
+}
+
 /* The issuing thread: k-tile starting at k (whole-matrix coordinate) of tile (m0, n0) into
  * ring position r (stage r % S, its (r / S)-th fill). From the second fill of a stage on,
  * first waits until every warp has released the fill before. AKC: A's box is BM rows of
@@ -189,10 +233,12 @@ struct tm_block {
     float *planes, *sA, *sB;
     unsigned full0, empty0;
     int64_t ntm, ntn, ntiles, KT;
+    bool cluster; /* split-K in a cluster of the slices (tm_split_gather) */
 };
 
 /* The start of every TMA rung's kernel. Split-K: p becomes this block's slice of k (every
- * slice writes alpha * its partial to its slab of the workspace). A tail-scan block
+ * slice writes alpha * its partial to its slab of the workspace, or, launched in clusters of
+ * the slices, keeps it for tm_split_gather: b.cluster, C stays p's). A tail-scan block
  * (x3guard.cuh; TMA-eligible operands are 16-byte loadable) scans its part of A and B. Then
  * the block set-up and the roles: the producer warpgroup keeps PRODUCER_REGS registers and its
  * thread 0 issues every copy. Returns true in the consumer threads, which then hold
@@ -211,13 +257,16 @@ __device__ __forceinline__ bool tm_start(const CUtensorMap *ma, const CUtensorMa
                                          tm_block &b) {
     mb_grid_launch_next();
     int kbase = 0; /* first k of this block's slice (TMA coordinates are whole-matrix ones) */
+    b.cluster = SPLIT && tm_cluster_ctas() > 1;
     if (SPLIT) {
         const int64_t k0 = (int64_t)blockIdx.y * kc;
         kbase = (int)k0;
         p.k = p.k - k0 < kc ? p.k - k0 : kc;
-        p.C = (float *)p.work + (int64_t)blockIdx.y * p.m * p.n;
-        p.ldc = p.m;
-        p.beta = 0.0;
+        if (!b.cluster) { /* in a cluster C stays the output (tm_split_gather) */
+            p.C = (float *)p.work + (int64_t)blockIdx.y * p.m * p.n;
+            p.ldc = p.m;
+            p.beta = 0.0;
+        }
     }
     extern __shared__ __align__(128) unsigned char tm_smem[];
     b.planes = (float *)tm_smem;
@@ -240,10 +289,101 @@ __device__ __forceinline__ bool tm_start(const CUtensorMap *ma, const CUtensorMa
                                  b.KT, kbase);
             mb_grid_wait(); /* this block ends after the zeroing kernel (see above) */
         }
+        if (SPLIT && b.cluster) { /* every thread of the cluster takes part in its barriers */
+            tm_cluster_sync();
+            tm_cluster_sync();
+        }
         return false;
     }
     tm_regs_inc<CONSUMER_REGS>();
     return true;
+}
+
+/* The tile's end of a split-K block (SPLIT kernels; consumers only): what it stores, into
+ * which C. out: the range guard's verdict on this block's panels (its bit and the flag
+ * already set, x3g_tile_out_bar). Returns whether this block stores the tile
+ * (tm_split_store); a block in a cluster then calls tm_cluster_sync once more, storing or
+ * not.
+ * Slab path (b.cluster false): every slice stores alpha * its partial into its slab unless out.
+ * In a cluster (tm_launch_s: grid (tiles, S), clusters of (1, S, 1), so block (t, s) is rank
+ * s of tile t's cluster and every block has one tile): slice s > 0 leaves alpha * its partial
+ * (rounded as the slab store rounds it) in its own planes, free after the main loop (16
+ * float4 per consumer thread in register order, so consumer thread c of every block holds
+ * the same elements: 64 KB), and its verdict in the first word of its raw A ring (every copy
+ * into it has landed: one tile per block); a cluster barrier; slice 0 reads the others'
+ * verdicts and, unless a slice's panels are out of range (the tile is then left to
+ * x3g_fixup_kernel, as the reduce leaves it), their partials over distributed shared memory:
+ *   acc = alpha * acc_0; acc += part_1; ...; acc += part_{S-1}
+ * x3g_reduce_kernel's additions in its order (__fmul_rn, __fadd_rn: nothing contracted).
+ * The second barrier (the caller's) keeps every block's shared memory until slice 0 has read
+ * it. The producer warpgroup takes part in both barriers (tm_start). */
+__device__ __forceinline__ bool tm_split_gather(const tm_block &b, bool out, float alpha,
+                                                float (&acc)[64]) {
+    static_assert(4 * WG_PLANE == 64 * WG_THREADS, "the planes hold one tile of partials");
+    if (!b.cluster) return !out;
+    const int ctid = (int)threadIdx.x - 128;
+    const unsigned S = gridDim.y, rank = blockIdx.y;
+    if (rank > 0) {
+        if (!out) {
+            float4 *part = (float4 *)b.planes + ctid;
+#pragma unroll
+            for (int j = 0; j < 16; ++j)
+                part[j * WG_THREADS] =
+                    make_float4(__fmul_rn(alpha, acc[4 * j]), __fmul_rn(alpha, acc[4 * j + 1]),
+                                __fmul_rn(alpha, acc[4 * j + 2]), __fmul_rn(alpha, acc[4 * j + 3]));
+        }
+        if (ctid == 0) *(volatile unsigned *)b.sA = out ? 1u : 0u;
+        tm_cluster_sync(); /* partials and verdict visible to slice 0 */
+        return false;
+    }
+    tm_cluster_sync();
+    bool skip = out;
+    const unsigned flag_addr = tc_smem_addr(b.sA);
+    for (unsigned s = 1; s < S; ++s) skip |= tm_ld_cluster_u32(tm_mapa(flag_addr, s)) != 0u;
+    if (skip) return false;
+#pragma unroll
+    for (int i = 0; i < 64; ++i) acc[i] = __fmul_rn(alpha, acc[i]);
+    const unsigned part_addr = tc_smem_addr(b.planes) + (unsigned)ctid * 16u;
+    for (unsigned s = 1; s < S; ++s) {
+        const unsigned base = tm_mapa(part_addr, s);
+#pragma unroll
+        for (int j = 0; j < 16; ++j) {
+            const float4 v = tm_ld_cluster4(base + (unsigned)(j * WG_THREADS * 16));
+            acc[4 * j] = __fadd_rn(acc[4 * j], v.x);
+            acc[4 * j + 1] = __fadd_rn(acc[4 * j + 1], v.y);
+            acc[4 * j + 2] = __fadd_rn(acc[4 * j + 2], v.z);
+            acc[4 * j + 3] = __fadd_rn(acc[4 * j + 3], v.w);
+        }
+    }
+    return true;
+}
+/* The store of a split-K block that tm_split_gather let store (the SPLIT kernels' only store,
+ * in place of wg_store_tile, whose layout it shares: one store in a kernel keeps the
+ * consumers within their registers). Slab path: p is the slab (beta 0, tm_start), the value
+ * alpha * acc, as wg_store_tile rounds it. Cluster (summed): acc holds the sum v and the value
+ * is v where beta == 0 (C not read), else beta * C + v in one fused multiply-add, as
+ * x3g_reduce_kernel computes it; every load of C before the stores, as wg_store_tile. */
+__device__ __forceinline__ void tm_split_store(const mb_gemm_args &p, bool summed, float alpha,
+                                               float beta, const float (&acc)[64],
+                                               float (&t)[64], int64_t m0, int64_t n0, int wm0,
+                                               int lane) {
+    const int gq = lane >> 2, tq = lane & 3;
+    float *C = (float *)p.C;
+#pragma unroll
+    for (int i = 0; i < 64; ++i) {
+        const int64_t r = m0 + wm0 + gq + 8 * ((i >> 1) & 1);
+        const int64_t c = n0 + 8 * (i >> 2) + 2 * tq + (i & 1);
+        t[i] = beta != 0.0f && r < p.m && c < p.n ? C[r + c * p.ldc] : 0.0f;
+    }
+#pragma unroll
+    for (int i = 0; i < 64; ++i) {
+        const int64_t r = m0 + wm0 + gq + 8 * ((i >> 1) & 1);
+        const int64_t c = n0 + 8 * (i >> 2) + 2 * tq + (i & 1);
+        if (r < p.m && c < p.n)
+            C[r + c * p.ldc] = !summed          ? __fmul_rn(alpha, acc[i])
+                               : beta == 0.0f ? acc[i]
+                                              : __fmaf_rn(beta, t[i], acc[i]);
+    }
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -303,6 +443,44 @@ static int tm_dims_ok(const mb_gemm_args *p) {
 /* The kernels' signature (the tensor maps are __grid_constant__ parameters). */
 typedef void (*tm_kernel_fn)(CUtensorMap, CUtensorMap, mb_gemm_args, int64_t, x3g);
 
+/* Host: whether split-K of S slices over `tiles` tiles (one block each) runs in clusters of
+ * the slices (tm_split_gather) rather than through slabs and x3g_reduce_kernel: the call
+ * allows it (mb_gemm_args.splitk_cluster, MINIBLAS_SPLITK_CLUSTER), S <= 8 (the portable
+ * cluster size), and the device holds every cluster at once (cudaOccupancyMaxActiveClusters
+ * >= tiles: one block of ~200 KB per SM, and a cluster's blocks on SMs of one GPC; where not,
+ * clusters would wait for a second wave the slab path does not have). The query is asked
+ * once per kernel, S and device (max: the kernel's cache, value + 1, 0 unknown). cfg: the
+ * launch's configuration without a cluster attribute. */
+#define TM_CLUSTER_MAX 8
+static int tm_cluster_fits(const void *kernel, const mb_gemm_args *p, const cudaLaunchConfig_t *cfg,
+                           int S, int64_t tiles, int (*max)[TM_CLUSTER_MAX + 1]) {
+    if (!p->splitk_cluster || S < 2 || S > TM_CLUSTER_MAX) return 0;
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    int n = dev >= 0 && dev < 64 ? __atomic_load_n(&max[dev][S], __ATOMIC_RELAXED) - 1 : -1;
+    if (n < 0) {
+        cudaLaunchAttribute a[1];
+        a[0] = cudaLaunchAttribute{};
+        a[0].id = cudaLaunchAttributeClusterDimension;
+        a[0].val.clusterDim.x = 1;
+        a[0].val.clusterDim.y = (unsigned)S;
+        a[0].val.clusterDim.z = 1;
+        cudaLaunchConfig_t c = *cfg;
+        c.attrs = a;
+        c.numAttrs = 1;
+        n = 0;
+        if (cudaOccupancyMaxActiveClusters(&n, kernel, &c) != cudaSuccess) {
+            cudaGetLastError(); /* not sticky: no clusters, the slab path */
+            n = 0;
+        }
+        if (dev >= 0 && dev < 64) __atomic_store_n(&max[dev][S], n + 1, __ATOMIC_RELAXED);
+    }
+    return (int64_t)n >= tiles;
+}
+
 template <template <bool, bool, bool, bool> class K, bool AKC, bool BKC, bool SPLIT, bool CHECK>
 static cudaError_t tm_launch_s(const mb_gemm_args *p, const mb_gemm_args *q, const CUtensorMap *ma,
                                const CUtensorMap *mb, mb_splitk sp, x3g g, int64_t scan,
@@ -328,20 +506,34 @@ static cudaError_t tm_launch_s(const mb_gemm_args *p, const mb_gemm_args *q, con
     /* A programmatic dependent launch after x3g_begin's zeroing kernel (wg_plan with p->pdl;
      * tm_start says what waits); a plain one without the guard (no zeroing kernel: the kernel
      * before this one is not ours). */
-    cudaLaunchAttribute attr[1];
-    const cudaLaunchConfig_t cfg = mb_launch_cfg(attr, grid, dim3(TM_THREADS), smem, s,
-                                                 p->pdl && g.flag != NULL);
+    cudaLaunchAttribute attr[2];
+    cudaLaunchConfig_t cfg = mb_launch_cfg(attr, grid, dim3(TM_THREADS), smem, s,
+                                           p->pdl && g.flag != NULL);
+    /* Split-K under the guard (CHECK) summed in clusters of the slices where they fit
+     * (tm_cluster_fits, tm_split_gather): no slabs, no reduce kernel. */
+    static int cluster_max[64][TM_CLUSTER_MAX + 1];
+    const int cluster = SPLIT && CHECK && g.flag != NULL && blocks == tiles &&
+                        tm_cluster_fits((const void *)kernel, p, &cfg, sp.S, tiles, cluster_max);
+    if (cluster) {
+        attr[cfg.numAttrs] = cudaLaunchAttribute{};
+        attr[cfg.numAttrs].id = cudaLaunchAttributeClusterDimension;
+        attr[cfg.numAttrs].val.clusterDim.x = 1;
+        attr[cfg.numAttrs].val.clusterDim.y = (unsigned)sp.S;
+        attr[cfg.numAttrs].val.clusterDim.z = 1;
+        cfg.numAttrs += 1;
+    }
     e = cudaLaunchKernelEx(&cfg, kernel, *ma, *mb, *q, sp.kc, g);
     if (e == cudaSuccess) e = cudaGetLastError();
-    if (e == cudaSuccess && SPLIT) e = x3g_reduce(p, q, sp.S, g, s);
+    if (e == cudaSuccess && SPLIT && !cluster) e = x3g_reduce(p, q, sp.S, g, s);
     return e == cudaSuccess ? x3g_end(p, g, s) : e;
 }
 /* One call's work in stream order: the guard's bytes zeroed (x3g_begin: cudaMemsetAsync, or
  * with mb_gemm_args.pdl x3g_zero_kernel, one block), the gemm kernel (tiles + tail-scan blocks,
  * or one block per SM when persistent; x S slices), with S > 1 x3g_reduce_kernel (m / 256 x n
- * blocks), then x3g_fixup_kernel (min(tiles, 2 x SMs) blocks, which return at once unless a
+ * blocks) unless the slices ran in clusters (tm_cluster_fits), then x3g_fixup_kernel (min(tiles, 2 x SMs) blocks, which return at once unless a
  * tile was flagged); with pdl every kernel after the zeroing is a programmatic dependent
- * launch. On 132 SMs: 1024^3 zero, gemm 64 x 2, reduce 4 x 1024, fixup 64; 4096 x 4096 x 256
+ * launch. On 132 SMs: 1024^3 zero, gemm 64 x 2 (64 clusters of 2), fixup 64 (slab path:
+ * reduce 4 x 1024 before the fixup); 4096 x 4096 x 256
  * zero, gemm 132 (1024 tiles), fixup 264. Operands TMA cannot copy get copy kernels first
  * (tm_sgemm). */
 template <template <bool, bool, bool, bool> class K, bool AKC, bool BKC>

@@ -275,7 +275,9 @@ static inline cudaError_t x3g_begin(const mb_gemm_args *p, int bm, int bn, x3g *
 
 /* Split-K under the guard: C = beta * C + slab 0 + ... + slab S - 1 (slab s = alpha times
  * slice s's partial, m x n, ld m), in slice order, for the elements of tiles whose bit is
- * clear; beta == 0: C not read. One thread per element, column by column (mb_colwise_grid).
+ * clear; beta == 0: C not read (else one fused multiply-add, beta * C + v: the split-K of
+ * the TMA rungs in clusters, tma_ring.cuh's tm_split_store, computes the same bits). One
+ * thread per element, column by column (mb_colwise_grid).
  * Programmatic dependent launch (p->pdl): waits for the gemm before reading anything, then
  * lets the fixup be scheduled. */
 static __global__ void x3g_reduce_kernel(float *C, int64_t ldc, const float *W, int64_t m, int64_t n,
@@ -292,7 +294,7 @@ static __global__ void x3g_reduce_kernel(float *C, int64_t ldc, const float *W, 
             float v = W[e];
             for (int s = 1; s < slabs; ++s) v += W[s * mn + e];
             float *dst = C + r + c * ldc;
-            *dst = beta == 0.0f ? v : v + beta * *dst;
+            *dst = beta == 0.0f ? v : __fmaf_rn(beta, *dst, v); /* as tm_split_store */
         }
     }
 }
