@@ -7,8 +7,10 @@
  * host) into the same 4-stage ring; per stage a "full" mbarrier (expect_tx: the stage's bytes)
  * says it landed and an "empty" mbarrier (one arrival per consumer warp) says it was read.
  * The two consumer warpgroups run rung 14's B split, A fragments, wgmma k steps, range guard
- * and epilogue (wg_tf32x3.cuh); split-K as rung 14. setmaxnreg gives the producer 40
- * registers and the consumers 232.
+ * and epilogue (wg_tf32x3.cuh); split-K as rung 14, or with the slices of a tile in one
+ * thread-block cluster, summed by slice 0 over distributed shared memory (tma_ring.cuh,
+ * tm_split_gather; same bits). setmaxnreg gives the producer 40 registers and the
+ * consumers 232.
  * Why faster: the copy engine computes the addresses and zero-fills what lies outside the
  * matrix, so the consumers spend no issue slots or registers on copies, the per-stage
  * cp.async.wait + second __syncthreads become one mbarrier wait, and the producer refills
