@@ -7,7 +7,9 @@
  * "full" mbarrier (expect_tx: the stage's bytes) says it landed and an "empty" mbarrier (one
  * arrival per consumer warp) says it was read. Here: the shared-memory size, the mbarrier and
  * TMA PTX wrappers, one stage's copies, setmaxnreg, the consumers' named barrier, the block's
- * set-up, the producer loop and the kernels' common start (device); the driver's tensor-map
+ * set-up, the producer loop, the kernels' common start and the split-K tile end (slabs, or
+ * the sum of a cluster of the slices over distributed shared memory) (device); the driver's
+ * tensor-map
  * encoder, the maps, TMA eligibility, aligned copies of operands TMA cannot copy, and the
  * launch of a rung's kernel through rung 14's plan (host). A rung's
  * kernel has the signature of tm_kernel_fn and is named to the launcher by a class template
@@ -530,11 +532,11 @@ static cudaError_t tm_launch_s(const mb_gemm_args *p, const mb_gemm_args *q, con
 /* One call's work in stream order: the guard's bytes zeroed (x3g_begin: cudaMemsetAsync, or
  * with mb_gemm_args.pdl x3g_zero_kernel, one block), the gemm kernel (tiles + tail-scan blocks,
  * or one block per SM when persistent; x S slices), with S > 1 x3g_reduce_kernel (m / 256 x n
- * blocks) unless the slices ran in clusters (tm_cluster_fits), then x3g_fixup_kernel (min(tiles, 2 x SMs) blocks, which return at once unless a
- * tile was flagged); with pdl every kernel after the zeroing is a programmatic dependent
- * launch. On 132 SMs: 1024^3 zero, gemm 64 x 2 (64 clusters of 2), fixup 64 (slab path:
- * reduce 4 x 1024 before the fixup); 4096 x 4096 x 256
- * zero, gemm 132 (1024 tiles), fixup 264. Operands TMA cannot copy get copy kernels first
+ * blocks) unless the slices ran in clusters (tm_cluster_fits), then x3g_fixup_kernel
+ * (min(tiles, 2 x SMs) blocks, which return at once unless a tile was flagged); with pdl
+ * every kernel after the zeroing is a programmatic dependent launch. On 132 SMs: 1024^3
+ * zero, gemm 64 x 2 (64 clusters of 2), fixup 64 (slab path: reduce 4 x 1024 before the
+ * fixup); 4096 x 4096 x 256 zero, gemm 132 (1024 tiles), fixup 264. Operands TMA cannot copy get copy kernels first
  * (tm_sgemm). */
 template <template <bool, bool, bool, bool> class K, bool AKC, bool BKC>
 static cudaError_t tm_launch_t(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v12000 fn,
