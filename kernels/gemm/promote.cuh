@@ -174,7 +174,7 @@ __global__ void __launch_bounds__(TM_THREADS, 1)
         const bool out =
             CHECK && x3g_tile_out_bar<1, WG_THREADS>(g, gmx, gmn, tm + tn * ntm, 128);
         if (SPLIT) { /* a slab, or the sum in the cluster (tma_ring.cuh) */
-            if (tm_split_gather(b, out, alpha, acc))
+            if (tm_split_gather(b, out, alpha, acc, t))
                 tm_split_store(p, b.cluster, alpha, beta, acc, t, m0, n0, wm0, lane);
             if (b.cluster) tm_cluster_sync(); /* the cluster's shared memory read */
             continue;

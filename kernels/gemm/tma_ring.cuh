@@ -320,7 +320,7 @@ __device__ __forceinline__ bool tm_start(const CUtensorMap *ma, const CUtensorMa
  * The second barrier (the caller's) keeps every block's shared memory until slice 0 has read
  * it. The producer warpgroup takes part in both barriers (tm_start). */
 __device__ __forceinline__ bool tm_split_gather(const tm_block &b, bool out, float alpha,
-                                                float (&acc)[64]) {
+                                                float (&acc)[64], float (&t)[64]) {
     static_assert(4 * WG_PLANE == 64 * WG_THREADS, "the planes hold one tile of partials");
     if (!b.cluster) return !out;
     const int ctid = (int)threadIdx.x - 128;
@@ -349,13 +349,15 @@ __device__ __forceinline__ bool tm_split_gather(const tm_block &b, bool out, flo
     for (unsigned s = 1; s < S; ++s) {
         const unsigned base = tm_mapa(part_addr, s);
 #pragma unroll
-        for (int j = 0; j < 16; ++j) {
+        for (int j = 0; j < 16; ++j) { /* all 16 loads in flight, then the adds */
             const float4 v = tm_ld_cluster4(base + (unsigned)(j * WG_THREADS * 16));
-            acc[4 * j] = __fadd_rn(acc[4 * j], v.x);
-            acc[4 * j + 1] = __fadd_rn(acc[4 * j + 1], v.y);
-            acc[4 * j + 2] = __fadd_rn(acc[4 * j + 2], v.z);
-            acc[4 * j + 3] = __fadd_rn(acc[4 * j + 3], v.w);
+            t[4 * j] = v.x;
+            t[4 * j + 1] = v.y;
+            t[4 * j + 2] = v.z;
+            t[4 * j + 3] = v.w;
         }
+#pragma unroll
+        for (int i = 0; i < 64; ++i) acc[i] = __fadd_rn(acc[i], t[i]);
     }
     return true;
 }
