@@ -102,8 +102,11 @@ const char *miniblas_status_string(miniblas_status_t status);
  * sums, the 3xTF32 range guard's fixup, the gemm after its zeroing kernel) start with
  * programmatic dependent launch, overlapping the launch of each with the end of the one
  * before; MINIBLAS_PDL=0 turns that off (results are the same either way).
+ * On 9.0 the FP32-accurate sgemm split in k sums its slices in a thread-block cluster where
+ * every cluster fits at once; MINIBLAS_SPLITK_CLUSTER=0 sums them through the workspace and a
+ * second kernel instead (same results).
  * Reads the environment (MINIBLAS_<OP>=rung, MINIBLAS_MATH_MODE, MINIBLAS_GEMM_COPIES,
- * MINIBLAS_PDL) once, here. */
+ * MINIBLAS_PDL, MINIBLAS_SPLITK_CLUSTER) once, here. */
 miniblas_status_t miniblas_create(miniblas_handle_t *handle);
 /* Why the calling thread's last miniblas_create failed, with no handle to ask: a sentence that
  * names the cause, the CUDA call and the CUDA error name (e.g. "no CUDA device: ...
