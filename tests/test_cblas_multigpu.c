@@ -96,6 +96,58 @@ static void release(void *p, int pinned) {
     else free(p);
 }
 
+/* The reference's sums for every element of C, the same additions in the same order as one
+ * loop over q per element would make: s[i n + j] = sum over q of op(A)[i, q] op(B)[q, j], sa
+ * the same over the products' magnitudes. op(A) is copied by rows and op(B) by columns, each
+ * contiguous in q, and the rows of C are shared by up to 8 threads (minutes of naive loops
+ * over a run of this test's children otherwise). */
+typedef struct refjob {
+    const double *a, *b; /* op(A), m x k by rows; op(B), k x n by columns */
+    int64_t n, k, i0, i1;
+    double *s, *sa; /* m x n by rows */
+} refjob;
+
+static void *ref_rows(void *p) {
+    const refjob *r = p;
+    for (int64_t i = r->i0; i < r->i1; ++i)
+        for (int64_t j = 0; j < r->n; ++j) {
+            const double *x = r->a + i * r->k, *y = r->b + j * r->k;
+            double s = 0, sa = 0;
+            for (int64_t q = 0; q < r->k; ++q) s += x[q] * y[q], sa += fabs(x[q] * y[q]);
+            r->s[i * r->n + j] = s, r->sa[i * r->n + j] = sa;
+        }
+    return NULL;
+}
+
+static void reference(const gcase *c, const double *A, int64_t lda, const double *B, int64_t ldb,
+                      double *s, double *sa) {
+    int64_t m = c->m, n = c->n, k = c->k;
+    double *a = malloc((size_t)(m * k + 1) * sizeof(double)), *b = malloc((size_t)(n * k + 1) * sizeof(double));
+    if (!a || !b) exit(3);
+    for (int64_t i = 0; i < m; ++i) /* op(A)[i, q] in the caller's layout */
+        for (int64_t q = 0; q < k; ++q) {
+            int64_t ai = c->ta ? q : i, aj = c->ta ? i : q;
+            a[i * k + q] = c->row ? A[ai * lda + aj] : A[ai + aj * lda];
+        }
+    for (int64_t j = 0; j < n; ++j) /* op(B)[q, j] */
+        for (int64_t q = 0; q < k; ++q) {
+            int64_t bi = c->tb ? j : q, bj = c->tb ? q : j;
+            b[j * k + q] = c->row ? B[bi * ldb + bj] : B[bi + bj * ldb];
+        }
+    enum { NTH = 8 };
+    refjob r[NTH];
+    pthread_t th[NTH];
+    int started[NTH];
+    for (int t = 0; t < NTH; ++t) {
+        r[t] = (refjob){a, b, n, k, m * t / NTH, m * (t + 1) / NTH, s, sa};
+        started[t] = pthread_create(&th[t], NULL, ref_rows, &r[t]) == 0;
+        if (!started[t]) ref_rows(&r[t]); /* no thread: this one does the rows */
+    }
+    for (int t = 0; t < NTH; ++t)
+        if (started[t]) pthread_join(th[t], NULL);
+    free(a), free(b);
+}
+
 /* Runs case c; appends the C it got (all of the array, padding included) to out; returns
  * 1 when every element is right and the padding is untouched. */
 static int run_case(const gcase *c, FILE *out) {
@@ -147,16 +199,12 @@ static int run_case(const gcase *c, FILE *out) {
     double eps = c->dbl ? 0x1p-52 : 0x1p-23;
     int ok = 1;
     int64_t bad = 0;
+    double *S = malloc((size_t)(m * n) * sizeof(double)), *SA = malloc((size_t)(m * n) * sizeof(double));
+    if (!S || !SA) exit(3);
+    reference(c, A, lda, B, ldb, S, SA);
     for (int64_t i = 0; i < m; ++i)
         for (int64_t j = 0; j < n; ++j) {
-            double s = 0, sa = 0;
-            for (int64_t q = 0; q < k; ++q) {
-                /* op(A)[i, q], op(B)[q, j] in the caller's layout */
-                int64_t ai = c->ta ? q : i, aj = c->ta ? i : q, bi = c->tb ? j : q, bj = c->tb ? q : j;
-                double x = c->row ? A[ai * lda + aj] : A[ai + aj * lda];
-                double y = c->row ? B[bi * ldb + bj] : B[bi + bj * ldb];
-                s += x * y, sa += fabs(x * y);
-            }
+            double s = S[i * n + j], sa = SA[i * n + j];
             size_t ix = c->row ? (size_t)(i * ldc + j) : (size_t)(i + j * ldc);
             double c0 = c->beta == 0 ? 0 : C0[ix];
             double ref = c->alpha * s + c->beta * c0;
@@ -182,7 +230,7 @@ static int run_case(const gcase *c, FILE *out) {
             }
         }
     release(a, c->pinned), release(b, c->pinned), release(cc, c->pinned);
-    free(A), free(B), free(C0);
+    free(A), free(B), free(C0), free(S), free(SA);
     return ok;
 }
 
