@@ -22,10 +22,11 @@
  *     the other ("A copied between devices"), and where each can read the other's, pinned A
  *     goes across in parts, one from each ("A in parts from every device"); with
  *     MINIBLAS_CBLAS_TUNING=...,a_parts=off (each device DMAs all of pinned A) too; and
- *     with ...,head_rows=1 (the head panels by (row block x panel) gemms, no head kept on the
- *     first device) DEVICES=0, =0,1 and =all give bitwise the same C as each other, and
- *     with row_out=1 added (pinned C, beta == 0: copied back by row blocks) the same C again;
- *     row_out=1 alone the same C as the default;
+ *     with ...,head_rows=off (the head panels by gemms spanning several panels, kept on the
+ *     first device: the default computes them by (row block x panel) gemms) DEVICES=0, =0,1
+ *     and =all give bitwise the same C as each other, and with row_out=off added (pinned C,
+ *     beta == 0: copied back by panels, not by row blocks) the same C again; row_out=off
+ *     alone the same C as the default;
  *   - a list naming a GPU that does not exist: one clear line at initialisation, every call
  *     still right (on the CPU BLAS);
  *   - one GPU made to fail after some of its gemms (MINIBLAS_CBLAS_TEST_FAIL_GEMM=N@P, the
@@ -675,14 +676,14 @@ int main(int argc, char **argv) {
     }
 
     progress("a_parts=off", t0);
-    /* head_rows=1: the head panels (by rows at this tuning) by (row block x panel) gemms, so
-     * the split cuts anywhere; C the same on one device, two and every one (not the same as
-     * without the key: other gemm shapes) */
+    /* head_rows=off: the head panels (by rows at this tuning) by gemms spanning several
+     * panels, kept on the first device; C the same on one device, two and every one (not the
+     * same as the default's: other gemm shapes) */
     {
-        /* and row_out=1 (pinned C with beta == 0 copied back by row blocks): the same C again */
+        /* and row_out=off (pinned C with beta == 0 back by panels): the same C again */
         static const char *const hl[] = {"0", "0,1", "all", "0", "all"};
-        static const char *const ht[] = {"head_rows=1", "head_rows=1", "head_rows=1",
-                                         "head_rows=1,row_out=1", "head_rows=1,row_out=1"};
+        static const char *const ht[] = {"head_rows=off", "head_rows=off", "head_rows=off",
+                                         "head_rows=off,row_out=off", "head_rows=off,row_out=off"};
         char hf[5][256];
         for (int i = 0; i < 5; ++i) {
             char dev[128], tun[160];
@@ -702,28 +703,28 @@ int main(int argc, char **argv) {
                 CHECKF(count(g_err, line) >= 20, "%s DEVICES=%s: only %d calls split over %d devices",
                        ht[i], hl[i], count(g_err, line), d);
             if (i > 0)
-                CHECKF(same_file(hf[0], hf[i]), "%s DEVICES=%s: C differs from head_rows=1 DEVICES=0",
+                CHECKF(same_file(hf[0], hf[i]), "%s DEVICES=%s: C differs from head_rows=off DEVICES=0",
                        ht[i], hl[i]);
         }
         for (int i = 0; i < 5; ++i) unlink(hf[i]);
     }
-    progress("head_rows, row_out", t0);
-    /* row_out=1 alone: the default's gemms, C copied back otherwise: the same C as DEVICES=0 */
+    progress("head_rows=off, row_out=off", t0);
+    /* row_out=off alone: the default's gemms, C copied back otherwise: the same C as DEVICES=0 */
     {
         char f[256];
         snprintf(f, sizeof f, "%s/rowout.bin", dir);
         const char *env[] = {"MINIBLAS_CBLAS_DEVICES=all",
-                             "MINIBLAS_CBLAS_TUNING=panel=64,kslab=16,split_cols=1,split_vec=1,row_gemm_k=12,row_out=1",
+                             "MINIBLAS_CBLAS_TUNING=panel=64,kslab=16,split_cols=1,split_vec=1,row_gemm_k=12,row_out=off",
                              "MINIBLAS_CBLAS_VERBOSE=2", "MINIBLAS_CBLAS_TEST_FAIL_GEMM=",
                              "MINIBLAS_CBLAS_TEST_FAIL_REDUCE=", NULL};
         int st = run_child(self, f, env);
-        CHECKF(WIFEXITED(st) && WEXITSTATUS(st) == 0, "row_out=1: status 0x%x; stderr tail:\n%.2000s", st,
+        CHECKF(WIFEXITED(st) && WEXITSTATUS(st) == 0, "row_out=off: status 0x%x; stderr tail:\n%.2000s", st,
                g_err + (strlen(g_err) > 2000 ? strlen(g_err) - 2000 : 0));
-        CHECKF(same_file(files[0], f), "row_out=1: C differs from DEVICES=0");
+        CHECKF(same_file(files[0], f), "row_out=off: C differs from DEVICES=0");
         unlink(f);
     }
 
-    progress("row_out alone", t0);
+    progress("row_out=off alone", t0);
     /* the default least share of a split reduction: just below and above it */
     {
         char f[256];

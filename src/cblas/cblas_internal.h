@@ -72,9 +72,9 @@ typedef struct mbc_config {
     int64_t head_rows;      /* head_rows=: the gemm panels below A's last row block are
                                computed by one gemm per (row block x panel) where all are by
                                rows, so a split need not keep them on its first device (-1:
-                               automatic, off; 0 off; 1 on) */
+                               automatic, on; 0 off; 1 on) */
     int64_t row_out;        /* row_out=: pinned C, beta == 0: C of a panel computed by row
-                               blocks copied back block by block (-1: automatic, off; 0 off;
+                               blocks copied back block by block (-1: automatic, on; 0 off;
                                1 on) */
     int64_t split_cols;     /* split_cols=: several GPUs: the least columns of C per device,
                                any volume (-1: automatic, mgpu_plan.h) */

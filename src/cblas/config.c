@@ -268,8 +268,8 @@ int mbc_config_read(mbc_config *cfg, const char *(*get)(const char *name), long 
     cfg->pin_row_kb = -1; /* automatic: mbc_pin_pack */
     cfg->row_gemm_k = -1; /* automatic: MBC_ROW_GEMM_K */
     cfg->a_parts = -1;    /* automatic: pinned A in parts over a split's devices */
-    cfg->head_rows = -1;  /* automatic: off (the head panels by spanning gemms) */
-    cfg->row_out = -1;    /* automatic: off (C copied back by whole panels) */
+    cfg->head_rows = -1;  /* automatic: on (the head panels by row block x panel gemms) */
+    cfg->row_out = -1;    /* automatic: on (pinned C with beta 0 back by row blocks) */
     cfg->test_fail_gemm = -1;
     cfg->test_fail_dev = -1;
     cfg->test_fail_reduce = -1;

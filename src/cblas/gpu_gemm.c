@@ -256,7 +256,7 @@ static void gemm_done(mbc_state *s, const mbc_gemm *g, int pinned, cudaError_t e
     if (g->c_kind == MBC_PINNED && g->beta == 0) prog->done_col = col0, prog->done_row = 0;
 }
 
-#define MBC_ROW_GEMM_K 8192 /* 8M elements: about four waves of 128x128 tiles on an H100 */
+#define MBC_ROW_GEMM_K 4096 /* 4M elements: about two waves of 128x128 tiles on an H100 */
 static int64_t row_k(void) { return mbc_cfg.row_gemm_k < 0 ? MBC_ROW_GEMM_K : mbc_cfg.row_gemm_k; }
 
 /* The geometry of a staged gemm (some operand on the host): its panels, k-slabs and row
@@ -286,7 +286,7 @@ static void plan_geometry(const mbc_gemm *g, size_t e, gemm_job *j) {
     }
     /* A in row blocks, so that gemms start before all of A is across. */
     j->nblk = mbc_row_blocks(m, j->a_staged, &j->mb);
-    j->head = mbc_split_head(j->npan, j->pc, j->nblk, j->mb, row_k(), mbc_cfg.head_rows > 0);
+    j->head = mbc_split_head(j->npan, j->pc, j->nblk, j->mb, row_k(), mbc_cfg.head_rows != 0);
     j->head_rows = j->head == 0 && j->nblk > 1;
 }
 
@@ -317,7 +317,7 @@ static int by_rows(const gemm_job *j, int64_t p) {
  * rows of the panel completely, so their copy to the caller's C can follow each gemm
  * instead of the panel's last. */
 static int row_out(const gemm_job *j, int64_t p) {
-    return j->direct && mbc_cfg.row_out > 0 && p >= j->head && by_rows(j, p);
+    return j->direct && mbc_cfg.row_out != 0 && p >= j->head && by_rows(j, p);
 }
 
 /* Rows [r0, r0+nr) x columns [c0, c0+nc) of C, just queued on s_comp: to the caller's C. */
