@@ -58,13 +58,12 @@ int mb_rung_parse_env(miniblas_op_t op, const char *value);
  * MINIBLAS_SPLITK_CLUSTER into a fresh
  * handle (its device and compute capability already set). */
 void mb_read_environment(struct miniblas_context *h);
-/* Whether the gemm launchers may use programmatic dependent launch: MINIBLAS_PDL's value
- * (NULL: unset) is not "0", the device's compute capability cc and the code's code_cc
- * (mb_code_cc; major * 10 + minor) are both 9.0 or newer. */
-int mb_pdl_choice(const char *env, int cc, int code_cc);
-/* Whether split-K sums may run in thread-block clusters (kernels/gemm/tma_ring.cuh): as
- * mb_pdl_choice, with MINIBLAS_SPLITK_CLUSTER's value. */
-int mb_splitk_cluster_choice(const char *env, int cc, int code_cc);
+/* Whether a gemm feature that needs 9.0 code is on: programmatic dependent launch
+ * (MINIBLAS_PDL), split-K summed in thread-block clusters (MINIBLAS_SPLITK_CLUSTER,
+ * kernels/gemm/tma_ring.cuh). On unless the variable's value (NULL: unset) is "0", where the
+ * device's compute capability cc and the code's code_cc (mb_code_cc; major * 10 + minor) are
+ * both 9.0 or newer. */
+int mb_sm90_switch(const char *env, int cc, int code_cc);
 /* The environment variable of an op: "MINIBLAS_SGEMM", ... */
 const char *mb_op_env_name(miniblas_op_t op);
 

@@ -128,17 +128,13 @@ void mb_read_environment(struct miniblas_context *h) {
      * griddepcontrol.wait, exist only in code for 9.0 and up); MINIBLAS_PDL=0 turns it off. */
     const int cc = h->cc_major * 10 + h->cc_minor;
     const int code_cc = cc >= 90 ? mb_code_cc(h->device) : 0;
-    h->pdl = mb_pdl_choice(getenv("MINIBLAS_PDL"), cc, code_cc);
+    h->pdl = mb_sm90_switch(getenv("MINIBLAS_PDL"), cc, code_cc);
     /* Split-K of the TMA 3xTF32 rungs summed in thread-block clusters instead of through
      * slabs and a reduce kernel (same bits); MINIBLAS_SPLITK_CLUSTER=0 turns it off. */
-    h->splitk_cluster = mb_splitk_cluster_choice(getenv("MINIBLAS_SPLITK_CLUSTER"), cc, code_cc);
+    h->splitk_cluster = mb_sm90_switch(getenv("MINIBLAS_SPLITK_CLUSTER"), cc, code_cc);
 }
 
-int mb_pdl_choice(const char *env, int cc, int code_cc) {
-    return !(env && strcmp(env, "0") == 0) && cc >= 90 && code_cc >= 90;
-}
-
-int mb_splitk_cluster_choice(const char *env, int cc, int code_cc) {
+int mb_sm90_switch(const char *env, int cc, int code_cc) {
     return !(env && strcmp(env, "0") == 0) && cc >= 90 && code_cc >= 90;
 }
 

@@ -86,6 +86,7 @@ static inline void clear_env(void) {
     for (int op = 0; op < MINIBLAS_OP_COUNT; ++op) unsetenv(op_envs[op]);
     unsetenv("MINIBLAS_MATH_MODE");
     unsetenv("MINIBLAS_PDL");
+    unsetenv("MINIBLAS_SPLITK_CLUSTER");
 }
 
 #endif

@@ -252,31 +252,45 @@ static void test_select(void) {
     }
 }
 
-/* MINIBLAS_PDL: programmatic dependent launch in the gemm chains only on 9.0 and newer (the
- * device and the code it runs), unless the variable is 0. */
-static void test_pdl_choice(void) {
-    CHECK(mb_pdl_choice(NULL, 90, 90) == 1);
-    CHECK(mb_pdl_choice("", 90, 90) == 1);
-    CHECK(mb_pdl_choice("1", 90, 90) == 1);
-    CHECK(mb_pdl_choice("0", 90, 90) == 0);
-    CHECK(mb_pdl_choice(NULL, 100, 100) == 1);
-    CHECK(mb_pdl_choice(NULL, 89, 89) == 0);
-    CHECK(mb_pdl_choice(NULL, 80, 80) == 0);
-    CHECK(mb_pdl_choice(NULL, 90, 80) == 0); /* a 9.0 GPU running code built for 8.0 */
-    CHECK(mb_pdl_choice(NULL, 90, 0) == 0);  /* no code for it */
-    CHECK(mb_pdl_choice(NULL, 90, -1) == 0); /* the runtime could not say */
+/* MINIBLAS_PDL (programmatic dependent launch in the gemm chains) and MINIBLAS_SPLITK_CLUSTER
+ * (split-K summed in thread-block clusters): only on 9.0 and newer (the device and the code it
+ * runs), unless the variable is 0. */
+static void test_sm90_switches(void) {
+    CHECK(mb_sm90_switch(NULL, 90, 90) == 1);
+    CHECK(mb_sm90_switch("", 90, 90) == 1);
+    CHECK(mb_sm90_switch("1", 90, 90) == 1);
+    CHECK(mb_sm90_switch("0", 90, 90) == 0);
+    CHECK(mb_sm90_switch(NULL, 100, 100) == 1);
+    CHECK(mb_sm90_switch(NULL, 89, 89) == 0);
+    CHECK(mb_sm90_switch(NULL, 80, 80) == 0);
+    CHECK(mb_sm90_switch(NULL, 90, 80) == 0); /* a 9.0 GPU running code built for 8.0 */
+    CHECK(mb_sm90_switch(NULL, 90, 0) == 0);  /* no code for it */
+    CHECK(mb_sm90_switch(NULL, 90, -1) == 0); /* the runtime could not say */
     /* a handle without a GPU (the probe fails): off */
     struct miniblas_context h;
     clear_env();
     fresh(&h);
-    h.pdl = 1;
+    h.pdl = h.splitk_cluster = 1;
     mb_read_environment(&h);
     CHECK(h.pdl == 0 || mb_code_cc(h.device) >= 90);
+    CHECK(h.splitk_cluster == h.pdl);
     fresh(&h);
     h.cc_major = 8;
-    h.pdl = 1;
+    h.pdl = h.splitk_cluster = 1;
     mb_read_environment(&h);
-    CHECK(h.pdl == 0);
+    CHECK(h.pdl == 0 && h.splitk_cluster == 0);
+    /* each variable turns off its own feature only */
+    setenv("MINIBLAS_SPLITK_CLUSTER", "0", 1);
+    fresh(&h);
+    mb_read_environment(&h);
+    CHECK(h.splitk_cluster == 0);
+    const int pdl_on = h.pdl;
+    unsetenv("MINIBLAS_SPLITK_CLUSTER");
+    setenv("MINIBLAS_PDL", "0", 1);
+    fresh(&h);
+    mb_read_environment(&h);
+    CHECK(h.pdl == 0 && h.splitk_cluster == pdl_on);
+    clear_env();
 }
 
 static void test_environment(void) {
@@ -550,7 +564,7 @@ int main(void) {
     test_parse_and_list();
     test_select();
     test_environment();
-    test_pdl_choice();
+    test_sm90_switches();
     test_handle_functions();
     test_status_version();
     test_create_without_gpu();
