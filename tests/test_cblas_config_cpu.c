@@ -91,12 +91,19 @@ static void test_defaults(void) {
     const char *empty[] = {"MINIBLAS_CBLAS_VERBOSE=", "MINIBLAS_CBLAS_TUNING=", "MINIBLAS_CBLAS_DEVICES=", NULL};
     CHECKF(read_env(empty, &c, out, sizeof out) == 0, "empty values: lines\n%s", out);
     defaults_equal(&c, "empty values");
-    /* copy_threads: every core, at most 16 */
+    /* copy_threads: 16 per GPU, at most 32 and at most every core */
     g_env = none;
     mbc_config_read(&c, fake_get, 64, NULL);
-    CHECKF(c.copy_threads == 16, "64 cores: copy_threads %d", c.copy_threads);
+    CHECKF(c.copy_threads == 16 && c.copy_threads_auto, "64 cores: copy_threads %d auto %d",
+           c.copy_threads, c.copy_threads_auto);
     mbc_config_read(&c, fake_get, -1, NULL);
     CHECKF(c.copy_threads == 1, "unknown cores: copy_threads %d", c.copy_threads);
+    static const struct { long ncpu; int ngpu, want; } ct[] = {
+        {64, 1, 16}, {64, 2, 32}, {64, 4, 32}, {64, 0, 16}, {24, 2, 24}, {8, 2, 8}, {0, 2, 1}};
+    for (size_t i = 0; i < sizeof ct / sizeof ct[0]; ++i)
+        CHECKF(mbc_copy_threads_auto(ct[i].ncpu, ct[i].ngpu) == ct[i].want,
+               "copy_threads_auto(%ld cores, %d GPUs) = %d, want %d", ct[i].ncpu, ct[i].ngpu,
+               mbc_copy_threads_auto(ct[i].ncpu, ct[i].ngpu), ct[i].want);
 }
 
 static void test_good(void) {
@@ -133,7 +140,7 @@ static void test_good(void) {
           (long long)c.xover[MBC_X_OMATCOPY]);
     CHECKF(c.verbose == 3 && c.ptr_check == 0, "verbose %d ptr_check %d", c.verbose, c.ptr_check);
     CHECKF(c.panel == 2048 && c.kslab == 0 && c.nslab == 64 && c.chunk_max == (size_t)4096 << 20 &&
-              c.copy_threads == 3,
+              c.copy_threads == 3 && !c.copy_threads_auto,
           "tuning: panel %lld kslab %lld nslab %lld chunk %zu threads %d", (long long)c.panel,
           (long long)c.kslab, (long long)c.nslab, c.chunk_max, c.copy_threads);
     CHECKF(c.test_fail_gemm == 7 && c.test_fail_dev == -1, "test_fail_gemm %lld@%d",

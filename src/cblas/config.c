@@ -243,6 +243,16 @@ static int read_tuning(mbc_config *cfg, const char *v, FILE *err) {
     return lines;
 }
 
+/* 16 copy threads per GPU of a split gemm (one GPU's staging rate needs 8-16; with 16 on two
+ * GPUs a pageable 16384 gemm ran 1.2x slower than with 32), at most 32 (the most measured) and
+ * at most every core: the copy pool does not wait for descheduled threads. */
+int mbc_copy_threads_auto(long ncpu, int ngpu) {
+    long t = 16L * (ngpu > 1 ? ngpu : 1);
+    if (t > 32) t = 32;
+    if (t > ncpu) t = ncpu;
+    return t > 0 ? (int)t : 1;
+}
+
 int mbc_config_read(mbc_config *cfg, const char *(*get)(const char *name), long ncpu, FILE *err) {
     static const int64_t xover[MBC_X_COUNT] = {
         [MBC_X_SGEMM] = (int64_t)256 * 256 * 256,
@@ -263,8 +273,7 @@ int mbc_config_read(mbc_config *cfg, const char *(*get)(const char *name), long 
     cfg->split_vec = -1;  /* automatic: mgpu_plan.h */
     /* 16 MB: a block of an operand is DMA'd piece by piece while the rest is packed */
     cfg->chunk_max = (size_t)16 << 20;
-    /* every core, at most 16: the copy pool does not wait for descheduled threads */
-    cfg->copy_threads = ncpu > 16 ? 16 : (ncpu > 0 ? (int)ncpu : 1);
+    cfg->copy_threads = 0; /* automatic: mbc_copy_threads_auto, once the GPUs are known */
     cfg->pin_row_kb = -1; /* automatic: mbc_pin_pack */
     cfg->row_gemm_k = -1; /* automatic: MBC_ROW_GEMM_K */
     cfg->a_parts = -1;    /* automatic: pinned A in parts over a split's devices */
@@ -332,5 +341,8 @@ int mbc_config_read(mbc_config *cfg, const char *(*get)(const char *name), long 
                     g_retired[i].name, v, g_retired[i].instead);
         ++lines;
     }
+    cfg->ncpu = ncpu;
+    cfg->copy_threads_auto = cfg->copy_threads == 0;
+    if (cfg->copy_threads_auto) cfg->copy_threads = mbc_copy_threads_auto(ncpu, 1);
     return lines;
 }
