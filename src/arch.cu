@@ -4,6 +4,7 @@
  * same CUDA architectures as every kernel (CMAKE_CUDA_ARCHITECTURES), so its probe kernel has
  * code for a device exactly when the kernels do, and cudaFuncGetAttributes reports the virtual
  * architecture that code was compiled from (ptxVersion): the __CUDA_ARCH__ the kernels saw.
+ * Also the device's SM count, which `auto` sizes its waves of tiles with.
  */
 #include <cuda_runtime_api.h>
 #include "arch.h"
@@ -42,4 +43,32 @@ extern "C" int mb_code_cc(int device) {
         __atomic_store_n(&code_cc_cache[device], v, __ATOMIC_RELEASE);
     }
     return v - 2;
+}
+
+static int sms_cache[MB_MAX_DEVICES]; /* 0: not yet queried; -1: the query failed; else sms */
+
+static int query_sms(int device) {
+    int v = 0;
+    cudaError_t e = cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, device);
+    if (e != cudaSuccess) {
+        cudaGetLastError(); /* not the next launch's failure */
+        return -1;
+    }
+    return v > 0 ? v : -1;
+}
+
+extern "C" miniblas_status_t mb_device_sms(int device, int *sms) {
+    if (!sms) return MINIBLAS_STATUS_INVALID_VALUE;
+    int v;
+    if (device < 0 || device >= MB_MAX_DEVICES) {
+        v = query_sms(device);
+    } else {
+        v = __atomic_load_n(&sms_cache[device], __ATOMIC_ACQUIRE);
+        if (v == 0) {
+            v = query_sms(device);
+            __atomic_store_n(&sms_cache[device], v, __ATOMIC_RELEASE);
+        }
+    }
+    *sms = v > 0 ? v : 0;
+    return v > 0 ? MINIBLAS_STATUS_SUCCESS : MINIBLAS_STATUS_CUDA_ERROR;
 }

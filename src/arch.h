@@ -20,6 +20,8 @@ typedef struct mb_target {
                       this device (SASS for it, or PTX the driver compiled): 0 when the library
                       has no code this device can run */
     int has_sm90a; /* the library contains the sm_90a kernels (Hopper-only instructions) */
+    int sms;       /* the device's SM count (mb_device_sms); 0: unknown, and `auto` takes no
+                      rule that depends on it */
 } mb_target;
 
 /* The architecture of the code the library runs on `device` (cudaFuncGetAttributes on a kernel
@@ -28,8 +30,15 @@ typedef struct mb_target {
  * leaves no CUDA error behind (cudaGetLastError is clean afterwards). */
 int mb_code_cc(int device);
 
+/* The SM count of `device` into *sms (cudaDevAttrMultiProcessorCount). Cached per device (a
+ * failure too); MINIBLAS_STATUS_CUDA_ERROR with *sms = 0 when the CUDA runtime cannot say (no
+ * device, no driver), MINIBLAS_STATUS_INVALID_VALUE for a NULL sms. Leaves no CUDA error
+ * behind. */
+miniblas_status_t mb_device_sms(int device, int *sms);
+
 /* The target of a device of compute capability cc: code_cc from mb_code_cc(device) (where the
- * runtime cannot say, cc itself), has_sm90a from the build. */
+ * runtime cannot say, cc itself), has_sm90a from the build, sms from mb_device_sms(device)
+ * (0 where the runtime cannot say). */
 mb_target mb_target_of(int device, int cc);
 
 /* 1 when the build contains sm_90a code (its CUDA architectures include 9.0). */

@@ -19,7 +19,10 @@
  *     cannot read, or runs rung 14 or 16). Below that `tuned` (its tile configuration chosen
  *     per shape class). Without wgmma, NN from 1024 and 2^21 `pipelined`, else `tuned` (TT and
  *     skinny shapes favour `tuned`).
- *   dgemm: `dmma` (FP64 tensor cores) beats every SIMT rung at every size measured.
+ *   dgemm: `dmma` (FP64 tensor cores) beats every SIMT rung at every size measured;
+ *     `streamk_dmma` (its big tile scheduled stream-K) beats it (H100) where its tiles leave
+ *     a partial last wave 55-85% full within two waves, or NN with less than one wave and
+ *     k >= 4096 (kernels/gemm/streamk.h, mb_sk_pays; perf/results/h100/streamk/).
  *   omatcopy: `vectorized` at every size measured.
  *   reductions: `singlepass` with unit increments; sasum with a non-unit increment `shuffle`.
  * Not measured (no such GPU was at hand), chosen from what the hardware has:
@@ -29,10 +32,13 @@
  *   8.6/8.9 (RTX 30/40, A10, L4, L40S), 12.x (RTX 50, RTX PRO Blackwell): FP64 runs at 1/64 of
  *     FP32 and there are no FP64 tensor cores worth having: dgemm `tuned`; sgemm as 8.0.
  *   11.x (Thor) shares the 12.x table.
- * Size bounds are inclusive; -1 means no bound.
+ * Size bounds are inclusive; -1 means no bound. A row may also name a predicate (`when`) on the
+ * shape and the target, for a rule that bounds cannot say (stream-K: the tiles per wave of
+ * this GPU's SMs).
  */
 #include "internal.h"
 #include "arch.h"
+#include "../kernels/gemm/streamk.h"
 
 typedef struct mb_auto_rule {
     miniblas_op_t op;
@@ -42,6 +48,8 @@ typedef struct mb_auto_rule {
     int trans;                  /* -1: any; else the shape's trans must equal it (gemm: 0 = NN) */
     int unit_inc;               /* -1: any; 1: increments all 1; 0: some increment is not 1 */
     const char *rung;
+    /* NULL: the bounds decide; else the row holds only where this also returns 1 */
+    int (*when)(const mb_shape *shape, const mb_target *t);
 } mb_auto_rule;
 
 #define ANY -1
@@ -49,42 +57,48 @@ typedef struct mb_auto_rule {
 #define BIG_AREA (1 << 21)     /* m * n from which they win */
 #define SPLITK_VOLUME (1 << 25) /* m * n * k from which the wgmma rungs (split-K) win any shape */
 
+/* dgemm rung 13 pays for this shape on this GPU (streamk.h); never with the SM count unknown */
+static int streamk_pays(const mb_shape *s, const mb_target *t) {
+    return mb_sk_pays(s->m, s->n, s->k, s->trans & 1, (s->trans >> 1) & 1, t->sms);
+}
+
 /* The rows every family shares: omatcopy and the reductions. */
 static const mb_auto_rule common_rows[] = {
-    {MINIBLAS_OP_SOMATCOPY, ANY, ANY, ANY, ANY, ANY, ANY, "vectorized"},
-    {MINIBLAS_OP_DOMATCOPY, ANY, ANY, ANY, ANY, ANY, ANY, "vectorized"},
-    {MINIBLAS_OP_SASUM, ANY, ANY, ANY, ANY, ANY, 0, "shuffle"},
-    {MINIBLAS_OP_SASUM, ANY, ANY, ANY, ANY, ANY, ANY, "singlepass"},
-    {MINIBLAS_OP_DASUM, ANY, ANY, ANY, ANY, ANY, ANY, "singlepass"},
-    {MINIBLAS_OP_SDOT, ANY, ANY, ANY, ANY, ANY, ANY, "singlepass"},
-    {MINIBLAS_OP_DDOT, ANY, ANY, ANY, ANY, ANY, ANY, "singlepass"},
+    {MINIBLAS_OP_SOMATCOPY, ANY, ANY, ANY, ANY, ANY, ANY, "vectorized", NULL},
+    {MINIBLAS_OP_DOMATCOPY, ANY, ANY, ANY, ANY, ANY, ANY, "vectorized", NULL},
+    {MINIBLAS_OP_SASUM, ANY, ANY, ANY, ANY, ANY, 0, "shuffle", NULL},
+    {MINIBLAS_OP_SASUM, ANY, ANY, ANY, ANY, ANY, ANY, "singlepass", NULL},
+    {MINIBLAS_OP_DASUM, ANY, ANY, ANY, ANY, ANY, ANY, "singlepass", NULL},
+    {MINIBLAS_OP_SDOT, ANY, ANY, ANY, ANY, ANY, ANY, "singlepass", NULL},
+    {MINIBLAS_OP_DDOT, ANY, ANY, ANY, ANY, ANY, ANY, "singlepass", NULL},
 };
 
 static const mb_auto_rule sm75_rows[] = {
-    {MINIBLAS_OP_SGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "tuned"},
-    {MINIBLAS_OP_DGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "tuned"},
+    {MINIBLAS_OP_SGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "tuned", NULL},
+    {MINIBLAS_OP_DGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "tuned", NULL},
 };
 
 static const mb_auto_rule sm80_rows[] = { /* also 10.x */
-    {MINIBLAS_OP_SGEMM, BIG_SIZE, ANY, BIG_AREA, ANY, 0, ANY, "pipelined"},
-    {MINIBLAS_OP_SGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "tuned"},
-    {MINIBLAS_OP_DGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "dmma"},
-    {MINIBLAS_OP_DGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "tuned"},
+    {MINIBLAS_OP_SGEMM, BIG_SIZE, ANY, BIG_AREA, ANY, 0, ANY, "pipelined", NULL},
+    {MINIBLAS_OP_SGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "tuned", NULL},
+    {MINIBLAS_OP_DGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "dmma", NULL},
+    {MINIBLAS_OP_DGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "tuned", NULL},
 };
 
 static const mb_auto_rule sm86_rows[] = { /* 8.6, 8.7, 8.9; also 11.x and 12.x */
-    {MINIBLAS_OP_SGEMM, BIG_SIZE, ANY, BIG_AREA, ANY, 0, ANY, "pipelined"},
-    {MINIBLAS_OP_SGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "tuned"},
-    {MINIBLAS_OP_DGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "tuned"},
+    {MINIBLAS_OP_SGEMM, BIG_SIZE, ANY, BIG_AREA, ANY, 0, ANY, "pipelined", NULL},
+    {MINIBLAS_OP_SGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "tuned", NULL},
+    {MINIBLAS_OP_DGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "tuned", NULL},
 };
 
 static const mb_auto_rule sm90_rows[] = {
-    {MINIBLAS_OP_SGEMM, BIG_SIZE, ANY, BIG_AREA, ANY, ANY, ANY, "promote4_tf32x3"},
-    {MINIBLAS_OP_SGEMM, ANY, ANY, ANY, SPLITK_VOLUME, ANY, ANY, "promote4_tf32x3"},
-    {MINIBLAS_OP_SGEMM, BIG_SIZE, ANY, BIG_AREA, ANY, 0, ANY, "pipelined"},
-    {MINIBLAS_OP_SGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "tuned"},
-    {MINIBLAS_OP_DGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "dmma"},
-    {MINIBLAS_OP_DGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "tuned"},
+    {MINIBLAS_OP_SGEMM, BIG_SIZE, ANY, BIG_AREA, ANY, ANY, ANY, "promote4_tf32x3", NULL},
+    {MINIBLAS_OP_SGEMM, ANY, ANY, ANY, SPLITK_VOLUME, ANY, ANY, "promote4_tf32x3", NULL},
+    {MINIBLAS_OP_SGEMM, BIG_SIZE, ANY, BIG_AREA, ANY, 0, ANY, "pipelined", NULL},
+    {MINIBLAS_OP_SGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "tuned", NULL},
+    {MINIBLAS_OP_DGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "streamk_dmma", streamk_pays},
+    {MINIBLAS_OP_DGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "dmma", NULL},
+    {MINIBLAS_OP_DGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "tuned", NULL},
 };
 
 typedef struct mb_family {
@@ -150,7 +164,8 @@ static int pick_in(const mb_auto_rule *rows, size_t count, miniblas_op_t op, con
             (x->min_area >= 0 && shape->m * shape->n < x->min_area) ||
             (x->min_volume >= 0 && volume(shape) < x->min_volume) ||
             (x->trans >= 0 && shape->trans != x->trans) ||
-            (x->unit_inc >= 0 && unit_inc(op, shape) != x->unit_inc))
+            (x->unit_inc >= 0 && unit_inc(op, shape) != x->unit_inc) ||
+            (x->when && !x->when(shape, t)))
             continue;
         int i = mb_rung_index(op, x->rung);
         if (i >= 0 && usable(op, i, allow_reduced, t)) return i;
@@ -171,7 +186,7 @@ int mb_auto_pick_target(miniblas_op_t op, const mb_shape *shape, int allow_reduc
 
 int mb_auto_pick(miniblas_op_t op, const mb_shape *shape, int allow_reduced, int cc_major,
                  int cc_minor) {
-    mb_target t = {cc_major * 10 + cc_minor, cc_major * 10 + cc_minor, mb_build_has_sm90a()};
+    mb_target t = {cc_major * 10 + cc_minor, cc_major * 10 + cc_minor, mb_build_has_sm90a(), 0};
     int i = mb_auto_pick_target(op, shape, allow_reduced, &t);
     return i >= 0 ? i : 0;
 }

@@ -67,7 +67,8 @@ int mb_sm90_switch(const char *env, int cc, int code_cc);
 /* The environment variable of an op: "MINIBLAS_SGEMM", ... */
 const char *mb_op_env_name(miniblas_op_t op);
 
-/* Auto (auto.c): the rung for a shape; reduced-precision rungs only when allowed. */
+/* Auto (auto.c): the rung for a shape; reduced-precision rungs only when allowed. Without a
+ * device, so the SM count is unknown and no rule that needs it holds (mb_auto_pick_target). */
 int mb_auto_pick(miniblas_op_t op, const mb_shape *shape, int allow_reduced, int cc_major,
                  int cc_minor);
 

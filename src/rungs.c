@@ -266,6 +266,7 @@ mb_target mb_target_of(int device, int cc) {
     t.code_cc = mb_code_cc(device);
     if (t.code_cc < 0) t.code_cc = cc; /* the runtime cannot say: assume the build fits */
     t.has_sm90a = MB_HAVE_SM90A;
+    if (mb_device_sms(device, &t.sms) != MINIBLAS_STATUS_SUCCESS) t.sms = 0; /* unknown */
     return t;
 }
 

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The rung registry without a GPU, part two: `auto`'s measured sgemm policy and its table of
- * every architecture family (src/auto.c), what each GPU and build can run (per-rung minimum
- * compute capability, the code the library holds for a GPU, the sm_90a code) and the public
- * queries of it on a hand-built context (struct miniblas_context of src/internal.h).
+ * The rung registry without a GPU, part two: `auto`'s measured sgemm policy, its dgemm
+ * stream-K rule (by the target's SM count) and its table of every architecture family
+ * (src/auto.c), what each GPU and build can run (per-rung minimum compute capability, the code
+ * the library holds for a GPU, the sm_90a code) and the public queries of it on a hand-built
+ * context (struct miniblas_context of src/internal.h).
  * The tables, the parser, the selection order and the handle functions: test_registry_cpu.c.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "registry_common.h"
+#include "gemm/streamk.h"
 
 /* The measured policy of src/auto.c for sgemm (H200 figures in docs/ladders/gemm.md): pipelined
  * for NN with min(m, n) >= 1024 and m * n >= 2^21, tuned for small, skinny or transposed;
@@ -53,6 +55,80 @@ static const char *pick_name(miniblas_op_t op, int64_t m, int64_t n, int64_t k, 
     int i = mb_auto_pick_target(op, &sh, 0, t);
     const char *name = i >= 0 ? miniblas_rung_name(op, i) : NULL;
     return name ? name : "?";
+}
+
+/* dgemm on 9.0: `streamk_dmma` (rung 13) where stream-K paid on H100 (perf/results/h100/streamk/;
+ * kernels/gemm/streamk.h, mb_sk_pays), `dmma` elsewhere, and never with the SM count unknown.
+ * Tiles of 128x64; an H100 or H200 (132 SMs, 2 tiles each) runs 264 per wave. */
+static void test_auto_dgemm_streamk(void) {
+    static const struct { int64_t m, n, k; int trans; int streamk; } c[] = {
+        {1280, 1280, 1280, 0, 1},   {1280, 1280, 1280, 3, 1}, /* 200 tiles: one wave 76% full */
+        {1920, 1920, 1920, 0, 1},   {1920, 1920, 1920, 3, 1}, /* 450: the second 70% full */
+        {8192, 128, 8192, 0, 1},    {128, 8192, 8192, 0, 1},  /* NN, 128 tiles, k >= 4096 */
+        {8192, 128, 8192, 3, 0},    {128, 8192, 8192, 3, 0},  /* the same transposed */
+        {8192, 128, 8192, 1, 0},    {8192, 128, 8192, 2, 0},
+        {8192, 128, 4096, 0, 1},    {8192, 128, 4080, 0, 0},  /* NN: k from 4096 */
+        {1024, 1024, 1024, 0, 0},   {1024, 1024, 1024, 3, 0}, /* 128 tiles, 48%, k = 1024 */
+        {1408, 1408, 1408, 0, 0},   {1792, 1792, 1792, 0, 0}, /* 242 (92%), 392 (the 2nd 48%) */
+        {2048, 2048, 2048, 0, 0},   {2048, 2048, 2048, 3, 0}, /* 512: the second 94% full */
+        {4096, 4096, 4096, 0, 0},   {4096, 4096, 4096, 3, 0}, /* 2048: 7.8 waves */
+        {8192, 8192, 8192, 0, 0},
+        {146 * 128, 64, 1024, 0, 1}, {145 * 128, 64, 1024, 0, 0}, /* the fill bounds: 55% of */
+        {224 * 128, 64, 1024, 3, 1}, {225 * 128, 64, 1024, 3, 0}, /* 264 is 145.2, 85% 224.4 */
+        {464 * 128, 64, 1024, 0, 1}, {528 * 128, 64, 1024, 0, 0}, /* 1.76 waves; 2 whole */
+        {728 * 128, 64, 1024, 0, 0},                              /* 2.76 waves: more than 2 */
+        {1280, 1280, 1288, 0, 0},   {1280, 1280, 1281, 0, 0},  /* k not a multiple of the k-tile */
+        {127, 8192, 8192, 0, 0},    {8192, 63, 8192, 0, 0},    /* under one tile: rung 12 runs */
+        {0, 0, 0, 0, 0},            {1, 1, 1, 0, 0},
+    };
+    mb_target h100 = {90, 90, 1, 132};
+    mb_target unknown = {90, 90, 1, 0};  /* the runtime could not say */
+    mb_target pcie = {90, 90, 1, 114};   /* fewer SMs: 228 tiles per wave */
+    mb_target ptx80 = {90, 80, 0, 132};  /* a build for 8.0 only on Hopper: rung 13 runs */
+    mb_target ptx75 = {90, 75, 0, 132};  /* a build for 7.5 only: no tensor-core rung runs */
+    mb_target a100 = {80, 80, 1, 108};   /* not measured there: dmma */
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; ++i) {
+        const int64_t m = c[i].m, n = c[i].n, k = c[i].k;
+        const int tr = c[i].trans;
+        const char *want = c[i].streamk ? "streamk_dmma" : "dmma";
+        const char *got = pick_name(MINIBLAS_OP_DGEMM, m, n, k, tr, &h100);
+        CHECKF(strcmp(got, want) == 0, "dgemm %lldx%lldx%lld trans %d, 132 SMs: %s, expected %s",
+               (long long)m, (long long)n, (long long)k, tr, got, want);
+        CHECKF(mb_sk_pays(m, n, k, tr & 1, tr >> 1, 132) == c[i].streamk,
+               "mb_sk_pays %lldx%lldx%lld trans %d", (long long)m, (long long)n, (long long)k, tr);
+        got = pick_name(MINIBLAS_OP_DGEMM, m, n, k, tr, &ptx80);
+        CHECKF(strcmp(got, want) == 0, "dgemm %lldx%lldx%lld trans %d, 8.0 code: %s, expected %s",
+               (long long)m, (long long)n, (long long)k, tr, got, want);
+        got = pick_name(MINIBLAS_OP_DGEMM, m, n, k, tr, &unknown);
+        CHECKF(strcmp(got, "dmma") == 0, "dgemm %lldx%lldx%lld trans %d, SMs unknown: %s",
+               (long long)m, (long long)n, (long long)k, tr, got);
+        got = pick_name(MINIBLAS_OP_DGEMM, m, n, k, tr, &ptx75);
+        CHECKF(strcmp(got, "tuned") == 0, "dgemm %lldx%lldx%lld, 7.5 code: %s", (long long)m,
+               (long long)n, (long long)k, got);
+        got = pick_name(MINIBLAS_OP_DGEMM, m, n, k, tr, &a100);
+        CHECKF(strcmp(got, "dmma") == 0, "dgemm %lldx%lldx%lld, 8.0: %s", (long long)m,
+               (long long)n, (long long)k, got);
+        CHECK(!mb_sk_pays(m, n, k, tr & 1, tr >> 1, 0));
+    }
+    /* the waves are the GPU's: 1280^3 fills 88% of 228 slots, 1920^3's second wave 97% */
+    CHECK(strcmp(pick_name(MINIBLAS_OP_DGEMM, 1280, 1280, 1280, 0, &pcie), "dmma") == 0);
+    CHECK(strcmp(pick_name(MINIBLAS_OP_DGEMM, 1920, 1920, 1920, 0, &pcie), "dmma") == 0);
+    CHECK(strcmp(pick_name(MINIBLAS_OP_DGEMM, 1152, 1152, 1152, 0, &pcie), "streamk_dmma") == 0);
+    /* sgemm is not touched */
+    CHECK(strcmp(pick_name(MINIBLAS_OP_SGEMM, 1280, 1280, 1280, 0, &h100), "promote4_tf32x3") == 0);
+    /* the SM count of a device: cached, and 0 with an error where the runtime cannot say */
+    int sms = -5;
+    miniblas_status_t st = mb_device_sms(0, &sms);
+    CHECKF((st == MINIBLAS_STATUS_SUCCESS && sms > 0) ||
+               (st == MINIBLAS_STATUS_CUDA_ERROR && sms == 0),
+           "mb_device_sms: %d, %d", (int)st, sms);
+    int again = -5;
+    CHECK(mb_device_sms(0, &again) == st && again == sms);
+    CHECK(mb_device_sms(0, NULL) == MINIBLAS_STATUS_INVALID_VALUE);
+    CHECK(mb_target_of(0, 90).sms == sms);
+    again = -5;
+    CHECK(mb_device_sms(-1, &again) == MINIBLAS_STATUS_CUDA_ERROR && again == 0);
+    printf("note: device 0 has %d SMs%s\n", sms, sms ? "" : " (unknown: no GPU)");
 }
 
 /* `auto`'s table of every architecture family (src/auto.c), each GPU with a build that has
@@ -300,6 +376,7 @@ static void test_supported_api(void) {
 
 int main(void) {
     test_auto_sgemm_policy();
+    test_auto_dgemm_streamk();
     test_families();
     test_targets();
     test_supported_api();

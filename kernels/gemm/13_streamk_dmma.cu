@@ -23,15 +23,20 @@
  * Resources: 128 threads and about 79.5 KB of shared memory per block, 2 blocks per SM.
  * Current figure (H100, perf/results/h100/streamk/): 1280^3 NN 0.98x cuBLAS DGEMM (rung 12:
  * 0.91x), 1920^3 0.91x (0.83x); slower than rung 12 where that uses its mid or small tiles
- * and on large squares (4096^3 0.91x against 0.96x), so auto keeps rung 12.
+ * and on large squares (4096^3 0.91x against 0.96x). auto (src/auto.c) takes it on 9.0 only
+ * where it gained (streamk.h, mb_sk_pays: at most two waves of tiles with the last 55-85%
+ * full, or NN with less than one wave and k >= 4096), rung 12 elsewhere.
  */
 #include "tc_common.cuh"
 #include "streamk.h"
 
 extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s);
 
-/* Rung 12's big tile (12_dmma.cu, dmma_big_cfg), the same configuration. */
-typedef tc_cfg<double, 128, 64, 16, 64, 32, 3, 2, 8, TC_PIPE_XMMA, true> sk_cfg;
+/* Rung 12's big tile (12_dmma.cu, dmma_big_cfg), the same configuration; its sizes are
+ * streamk.h's, which auto's mb_sk_pays counts tiles and waves with. */
+typedef tc_cfg<double, MB_SK_BM, MB_SK_BN, MB_SK_BK, 64, 32, 3, MB_SK_BLOCKS_PER_SM, 8,
+               TC_PIPE_XMMA, true>
+    sk_cfg;
 
 /* Partial slot layout: register v of fragment (mi, ni) of thread tid at
  * ((mi NI + ni) 4 + v) NTHREADS + tid, so a warp's 32 stores or loads are 256 contiguous

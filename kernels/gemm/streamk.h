@@ -33,6 +33,25 @@
 #define MB_SK_HD static inline
 #endif
 
+/* The tile of rung 13 (13_streamk_dmma.cu, sk_cfg; rung 12's big tile): rows and columns of C,
+ * k depth of one k-tile, and the blocks per SM it is built for (__launch_bounds__). */
+#define MB_SK_BM 128
+#define MB_SK_BN 64
+#define MB_SK_BK 16
+#define MB_SK_BLOCKS_PER_SM 2
+
+/* Where `auto` takes rung 13 (mb_sk_pays), measured on H100 (perf/results/h100/streamk/). */
+/* Most waves of tiles: with more, the idle part of a partial last wave is a smaller share and
+ * the fixup costs more (4096^3 and 8192^3 lost). */
+#define MB_SK_PAYS_MAX_WAVES 2
+/* Fill of the last wave, percent, inclusive: emptier, rung 12 splits its k or takes smaller
+ * tiles (1024^3 and 1792^3, 48% full, lost); fuller, little idles (1408^3, 92% full, lost). */
+#define MB_SK_PAYS_FILL_MIN 55
+#define MB_SK_PAYS_FILL_MAX 85
+/* NN with less than one wave of tiles: from this k the k-tiles balanced over every SM beat
+ * rung 12 (8192x128x8192 and 128x8192x8192 won, 1024^3 lost); transposed (TT) did not. */
+#define MB_SK_PAYS_NN_MIN_K 4096
+
 /* Fewest k-tiles a stream-K worker must get: two pipeline depths of the 3-stage loop, so that a
  * piece's prologue and its partial's write and read are amortised (a first guess, to be tuned
  * on the GPU: 512^3, 32 tiles of 32 k-tiles over 256 workers, gets 4 and falls back). */
@@ -123,6 +142,26 @@ static inline int mb_sk_make_plan(int64_t tiles, int64_t iters, int64_t workers,
     pl->dp_tiles = tiles - sk_tiles;
     pl->sk_workers = skw;
     return 1;
+}
+
+/* Whether `auto` should take rung 13 for C m x n, inner dimension k (transa, transb: 1 when
+ * op(A), op(B) is transposed, after the column-major normalisation) on a GPU of `sms` SMs
+ * (0: unknown, never). A wave is MB_SK_BLOCKS_PER_SM x sms tiles of MB_SK_BM x MB_SK_BN. It
+ * pays where the tiles are at most MB_SK_PAYS_MAX_WAVES waves with the last wave
+ * MB_SK_PAYS_FILL_MIN..MB_SK_PAYS_FILL_MAX percent full, or, NN only, fewer than one wave
+ * with k >= MB_SK_PAYS_NN_MIN_K. Never where rung 13 runs rung 12 for every operand of the
+ * shape (m < MB_SK_BM, n < MB_SK_BN, k not a multiple of MB_SK_BK); its other fallbacks (too
+ * few k-tiles per block, too little workspace) are left to its launcher. */
+static inline int mb_sk_pays(int64_t m, int64_t n, int64_t k, int transa, int transb, int sms) {
+    if (sms <= 0 || m < MB_SK_BM || n < MB_SK_BN || k < MB_SK_BK || k % MB_SK_BK != 0) return 0;
+    const int64_t wave = (int64_t)MB_SK_BLOCKS_PER_SM * sms;
+    const int64_t tiles = ((m + MB_SK_BM - 1) / MB_SK_BM) * ((n + MB_SK_BN - 1) / MB_SK_BN);
+    if (tiles > MB_SK_PAYS_MAX_WAVES * wave) return 0;
+    const int64_t last = tiles % wave; /* tiles of the last wave; 0: it is full */
+    if (last != 0 && 100 * last >= MB_SK_PAYS_FILL_MIN * wave &&
+        100 * last <= MB_SK_PAYS_FILL_MAX * wave)
+        return 1;
+    return !transa && !transb && tiles < wave && k >= MB_SK_PAYS_NN_MIN_K;
 }
 
 #endif
