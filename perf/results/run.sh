@@ -7,7 +7,7 @@
 #
 # GPU names the directory (h100, h200); BENCH is the miniblas-bench binary (default
 # build/perf/miniblas-bench; $MINIBLAS_GIT_COMMIT names the commit where the tree is no
-# checkout, as -DMINIBLAS_GIT_COMMIT does for the build). Writes perf/results/GPU/<part>.csv, <part>.json, <part>.cmd (the
+# checkout; the build reads it as well, like -DMINIBLAS_GIT_COMMIT). Writes perf/results/GPU/<part>.csv, <part>.json, <part>.cmd (the
 # GPU, driver and the exact command) and <part>.txt (the printed table) for ladder (every op)
 # and gemm-tt, then the plots (docs/img/GPU/, needs matplotlib) and the generated blocks of
 # docs/ladders/*.md and docs/cblas.md. A few minutes on an H100, plus about 2 for the cblas
