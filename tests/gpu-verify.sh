@@ -8,7 +8,8 @@
 #   phases: comma list of build,test,memcheck,racecheck,initcheck,synccheck,bench,conflicts,cblas
 #           (default: build,test,memcheck,racecheck,initcheck,synccheck,bench)
 #
-# Each phase has a time limit (MB_T_<PHASE> seconds) so a slow phase cannot eat the others; a
+# Each phase has a time limit (MB_T_<PHASE> seconds; the test phase's LAPACK programs, run last
+# and under MPS where possible, have MB_T_LAPACK) so a slow phase cannot eat the others; a
 # sanitizer phase (MB_T_MEMCHECK, MB_T_RACECHECK, MB_T_INITCHECK, MB_T_SYNCCHECK, default 540 s
 # each) also limits each test executable (MB_T_SANITIZE, default 150 s) and names the tests it
 # had no time left for. The summary gives each tool's error count, in total and per test.
@@ -42,11 +43,30 @@ if has build; then
   [ $rc -eq 0 ] || grep -E "error|Error" "$out/build.log" | head -20 | tee -a "$summary"
 fi
 
+# The LAPACK test programs through the drop-in in gpu mode (conformance_xlintst[sd]_gpu) make
+# millions of tiny calls: tests/conformance/run.sh runs each in 8 parts at once when the CUDA MPS
+# daemon runs, else in one (many times longer). So the other tests first, then those two, under
+# an MPS daemon this script starts where none runs and it may (root, nvidia-cuda-mps-control).
 if has test; then
   t0=$(date +%s)
-  (cd "$build" && timeout "${MB_T_TEST:-400}" ctest --output-on-failure -j 4 --timeout 300) >"$out/ctest.log" 2>&1
+  lapack='conformance_xlintst[sd]_gpu'
+  (cd "$build" && timeout "${MB_T_TEST:-400}" ctest --output-on-failure -j 4 --timeout 300 -E "$lapack") >"$out/ctest.log" 2>&1
   rc=$?
-  note "ctest: rc=$rc in $(( $(date +%s) - t0 )) s"
+  mps_control=${CUDA_MPS_PIPE_DIRECTORY:-/tmp/nvidia-mps}/control
+  mps=running
+  if [ ! -S "$mps_control" ]; then
+    mps=off
+    if [ "$(id -u)" = 0 ] && command -v nvidia-cuda-mps-control >/dev/null 2>&1 &&
+      nvidia-cuda-mps-control -d >/dev/null 2>&1; then
+      for _ in 1 2 3 4 5 6 7 8 9 10; do [ -S "$mps_control" ] && break; sleep 0.5; done
+      [ -S "$mps_control" ] && mps=started
+    fi
+  fi
+  (cd "$build" && timeout "${MB_T_LAPACK:-900}" ctest --output-on-failure -j 2 -R "$lapack") >>"$out/ctest.log" 2>&1
+  r=$?
+  [ "$rc" -eq 0 ] && rc=$r
+  [ "$mps" = started ] && echo quit | nvidia-cuda-mps-control >/dev/null 2>&1
+  note "ctest: rc=$rc in $(( $(date +%s) - t0 )) s (MPS for the LAPACK programs: $mps)"
   grep -E "tests passed|tests failed|Not Run|Skipped|\*\*\*Failed|Failed  |Timeout" "$out/ctest.log" | tee -a "$summary"
 fi
 
