@@ -55,10 +55,6 @@ if(TARGET test_cblas_gpu)
   add_test(NAME test_cblas_gpu_disabled COMMAND test_cblas_gpu)
   set_tests_properties(test_cblas_gpu_disabled PROPERTIES
     LABELS gpu SKIP_RETURN_CODE 77 ENVIRONMENT "MINIBLAS_CBLAS_GPU=0" TIMEOUT 600)
-  # And with the staging copies made by streaming stores (the same small pieces as the default).
-  add_test(NAME test_cblas_gpu_stream COMMAND test_cblas_gpu)
-  set_tests_properties(test_cblas_gpu_stream PROPERTIES LABELS gpu SKIP_RETURN_CODE 77
-    ENVIRONMENT "MINIBLAS_CBLAS_TUNING=panel=96,chunk_mb=1,kslab=16,stream_stores=1" TIMEOUT 600)
 endif()
 
 # ---- docs/examples: one unmodified cblas.h program, three ways ----

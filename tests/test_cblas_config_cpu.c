@@ -73,7 +73,6 @@ static void defaults_equal(const mbc_config *c, const char *what) {
     CHECKF(c->a_parts == -1, "%s: a_parts %lld", what, (long long)c->a_parts);
     CHECKF(c->head_rows == -1, "%s: head_rows %lld", what, (long long)c->head_rows);
     CHECKF(c->row_out == -1, "%s: row_out %lld", what, (long long)c->row_out);
-    CHECKF(c->stream_stores == -1, "%s: stream_stores %lld", what, (long long)c->stream_stores);
     CHECKF(c->test_fail_gemm == -1 && c->test_fail_dev == -1, "%s: test_fail_gemm %lld@%d", what,
           (long long)c->test_fail_gemm, c->test_fail_dev);
     CHECKF(c->split_cols == -1, "%s: split_cols %lld", what, (long long)c->split_cols);
@@ -122,7 +121,7 @@ static void test_good(void) {
                          "MINIBLAS_CBLAS_MIN_OMATCOPY=1",
                          "MINIBLAS_CBLAS_VERBOSE=3",
                          "MINIBLAS_CBLAS_PTR_CHECK=0",
-                         "MINIBLAS_CBLAS_TUNING=panel=2048,kslab=off,nslab=64,chunk_mb=4096,copy_threads=3,pin_row_kb=0,row_gemm_k=off,head_rows=off,row_out=off,split_cols=4096,split_vec=12345,a_parts=off,stream_stores=off",
+                         "MINIBLAS_CBLAS_TUNING=panel=2048,kslab=off,nslab=64,chunk_mb=4096,copy_threads=3,pin_row_kb=0,row_gemm_k=off,head_rows=off,row_out=off,split_cols=4096,split_vec=12345,a_parts=off",
                          "MINIBLAS_CBLAS_TEST_FAIL_GEMM=7",
                          "MINIBLAS_CBLAS_TEST_FAIL_REDUCE=2@1",
                          NULL};
@@ -151,7 +150,6 @@ static void test_good(void) {
     CHECKF(c.row_gemm_k == 0, "row_gemm_k %lld", (long long)c.row_gemm_k);
     CHECKF(c.split_vec == 12345, "split_vec %lld", (long long)c.split_vec);
     CHECKF(c.a_parts == 0, "a_parts=off: %lld", (long long)c.a_parts);
-    CHECKF(c.stream_stores == 0, "stream_stores=off: %lld", (long long)c.stream_stores);
     CHECKF(c.head_rows == 0 && c.row_out == 0, "head_rows=off: %lld row_out=off: %lld", (long long)c.head_rows,
            (long long)c.row_out);
     CHECKF(c.test_fail_reduce == 2 && c.test_fail_reduce_dev == 1, "test_fail_reduce %lld@%d",
@@ -169,10 +167,10 @@ static void test_good(void) {
           (long long)c.row_gemm_k);
 
     const char *env4[] = {"MINIBLAS_CBLAS_TEST_FAIL_GEMM=5@1", "MINIBLAS_CBLAS_TEST_FAIL_REDUCE=0",
-                          "MINIBLAS_CBLAS_TUNING=split_cols=auto,split_vec=auto,a_parts=1,head_rows=1,row_out=1,stream_stores=1", NULL};
+                          "MINIBLAS_CBLAS_TUNING=split_cols=auto,split_vec=auto,a_parts=1,head_rows=1,row_out=1", NULL};
     CHECKF(read_env(env4, &c, out, sizeof out) == 0, "fail at 5@1: lines\n%s", out);
     CHECKF(c.test_fail_gemm == 5 && c.test_fail_dev == 1 && c.split_cols == -1 && c.split_vec == -1 &&
-              c.a_parts == 1 && c.head_rows == 1 && c.row_out == 1 && c.stream_stores == 1,
+              c.a_parts == 1 && c.head_rows == 1 && c.row_out == 1,
           "5@1: test_fail_gemm %lld@%d split_cols %lld split_vec %lld a_parts %lld",
           (long long)c.test_fail_gemm, c.test_fail_dev, (long long)c.split_cols, (long long)c.split_vec,
           (long long)c.a_parts);
@@ -237,10 +235,9 @@ static void test_bad(void) {
     one_bad("MINIBLAS_CBLAS_TUNING=a_parts=never", "a_parts");
     one_bad("MINIBLAS_CBLAS_TUNING=head_rows=2", "head_rows");
     one_bad("MINIBLAS_CBLAS_TUNING=row_out=on", "row_out");
-    one_bad("MINIBLAS_CBLAS_TUNING=stream_stores=2", "stream_stores");
     /* settings no longer read: named, with what replaces them */
     one_bad("MINIBLAS_CBLAS_PANEL=96", "MINIBLAS_CBLAS_TUNING=panel");
-    one_bad("MINIBLAS_CBLAS_STREAM_STORES=1", "MINIBLAS_CBLAS_TUNING=stream_stores");
+    one_bad("MINIBLAS_CBLAS_STREAM_STORES=1", "MINIBLAS_CBLAS_STREAM_STORES");
     one_bad("MINIBLAS_CBLAS_TAPER=0", "MINIBLAS_CBLAS_TAPER");
 
     /* several at once: one line each; the good ones around them still apply */
@@ -309,7 +306,7 @@ static void test_library(const char *self) {
     CHECKF(lines == 2 && strstr(err, "MINIBLAS_CBLAS_MIN_DOT=lots") && strstr(err, "bogus"),
           "library child: want one line for each of the 2 bad settings, got %d:\n%s", lines, err);
     CHECKF(strstr(err, "(keys: panel, kslab, nslab, chunk_mb, copy_threads, pin_row_kb, row_gemm_k, head_rows, row_out, split_cols, "
-                       "split_vec, a_parts, stream_stores; e.g."),
+                       "split_vec, a_parts; e.g."),
            "the unknown key's line lists every key:\n%s", err);
 }
 

@@ -10,9 +10,8 @@
  *     (cudaMalloc: used in place), and a mix of device and host operands;
  *   - the default (auto) decision sending large gemms to the GPU;
  *   - 8 host threads calling at once with different sizes.
- * Registered three times (tests/cblas.cmake): as is; as test_cblas_gpu_disabled with
- * MINIBLAS_CBLAS_GPU=0, where every call must complete on the CPU BLAS instead; and as
- * test_cblas_gpu_stream, the staging copies made with streaming stores.
+ * Registered twice (tests/cblas.cmake): as is, and as test_cblas_gpu_disabled with
+ * MINIBLAS_CBLAS_GPU=0, where every call must complete on the CPU BLAS instead.
  */
 #define MBC_TEST_NO_MAIN
 #include "test_cblas_cpu.c"

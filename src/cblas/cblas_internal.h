@@ -86,9 +86,6 @@ typedef struct mbc_config {
     int64_t a_parts;        /* a_parts=: several GPUs, pinned A: each device DMAs a part of
                                each piece of A and copies the rest from the others (-1:
                                automatic, on; 0: each DMAs all of A) */
-    int64_t stream_stores;  /* stream_stores=: the staging copies with streaming stores
-                               (src/cblas/stream_copy.h) instead of memcpy (-1: automatic,
-                               off; 0 off; 1 on) */
     /* tests only */
     int64_t test_fail_gemm; /* MINIBLAS_CBLAS_TEST_FAIL_GEMM=N[@P]: a staged gemm fails after
                                N of its GPU gemms; -1: off */

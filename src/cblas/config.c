@@ -152,7 +152,6 @@ static const setting g_tuning[] = {
     {"split_cols", V_AUTO, F64(split_cols), 1, (int64_t)1 << 31, -1, "auto or a width in columns"},
     {"split_vec", V_AUTO, F64(split_vec), 1, INT64_MAX, -1, "auto or a length in elements"},
     {"a_parts", V_AUTO, F64(a_parts), 1, 1, -1, "auto or off"},
-    {"stream_stores", V_AUTO, F64(stream_stores), 1, 1, -1, "auto, off or 1"},
 };
 
 /* Variables of the schedule that are now keys of MINIBLAS_CBLAS_TUNING or gone. */
@@ -167,7 +166,7 @@ static const struct {
     {"MINIBLAS_CBLAS_TAPER", "nothing: the last gemm panels always taper"},
     {"MINIBLAS_CBLAS_ABLOCKS", "nothing: A always goes across in 4 row blocks"},
     {"MINIBLAS_CBLAS_EAGER_OUT", "nothing: finished pieces of C are always unpacked early"},
-    {"MINIBLAS_CBLAS_STREAM_STORES", "MINIBLAS_CBLAS_TUNING=stream_stores=1"},
+    {"MINIBLAS_CBLAS_STREAM_STORES", "nothing: the staging copies use memcpy"},
 };
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -281,7 +280,6 @@ int mbc_config_read(mbc_config *cfg, const char *(*get)(const char *name), long 
     cfg->a_parts = -1;    /* automatic: pinned A in parts over a split's devices */
     cfg->head_rows = -1;  /* automatic: on (the head panels by row block x panel gemms) */
     cfg->row_out = -1;    /* automatic: on (pinned C with beta 0 back by row blocks) */
-    cfg->stream_stores = -1; /* automatic: off */
     cfg->test_fail_gemm = -1;
     cfg->test_fail_dev = -1;
     cfg->test_fail_reduce = -1;

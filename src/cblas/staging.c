@@ -14,7 +14,6 @@
 #include "cblas_gpu.h"
 #include "copypool.h"
 #include "mgpu_plan.h"
-#include "stream_copy.h"
 
 /* ------------------------------------------------------------------ host copies */
 
@@ -27,10 +26,8 @@ static int copy_threads(size_t bytes) {
 }
 
 /* Staging copies, on the copy pool (copypool.c: no barrier waiting for a descheduled thread),
- * with memcpy, or with streaming stores where mbc_cfg.stream_stores says so (stream_copy.h:
- * no read of the destination before it is overwritten; one fence per item, before the pool
- * reports the item done). Items are ~PIECE bytes: parts of a column taller than that, else
- * whole columns. */
+ * with memcpy (streaming stores were measured: no reliable gain). Items are ~PIECE bytes:
+ * parts of a column taller than that, else whole columns. */
 #define PIECE ((size_t)256 * 1024)
 
 typedef struct copy_job {
@@ -41,7 +38,6 @@ typedef struct copy_job {
     int64_t cols;
     int64_t per;         /* split: items per column; else columns per item */
     int split;
-    int stream;          /* streaming stores */
 } copy_job;
 
 static void copy_item(void *ctx, int64_t i) {
@@ -53,19 +49,14 @@ static void copy_item(void *ctx, int64_t i) {
     for (int64_t c = c0; c < c1; ++c) {
         char *d = j->dst + (size_t)c * j->ldd_b + off;
         const char *s = j->src + (size_t)c * j->lds_b + off;
-        if (j->stream)
-            mbc_stream_copy_nofence(d, s, len);
-        else
-            memcpy(d, s, len);
+        memcpy(d, s, len);
     }
-    if (j->stream) mbc_stream_fence();
 }
 
 /* rows x cols block, leading dimensions in elements. */
 static void copy2d(char *dst, int64_t ldd, const char *src, int64_t lds, int64_t rows,
                    int64_t cols, size_t e) {
-    copy_job j = {dst, src, (size_t)ldd * e, (size_t)lds * e, (size_t)rows * e, cols, 1, 0,
-                  mbc_cfg.stream_stores > 0};
+    copy_job j = {dst, src, (size_t)ldd * e, (size_t)lds * e, (size_t)rows * e, cols, 1, 0};
     if (j.rb == 0 || cols <= 0) return;
     if (cols == 1 || (ldd == rows && lds == rows)) j.rb *= (size_t)cols, j.cols = 1;
     j.split = j.rb >= PIECE;
