@@ -115,6 +115,10 @@ cudaError_t mbc_out_after_comp(mbc_state *s);     /* s_out after what s_comp has
 
 /* ------------------------------------------------------------------ staging (staging.c) */
 
+/* Set by the threads of a split gemm for the call: its devices, which size the default number
+ * of copy threads (0 or 1: one GPU). */
+extern _Thread_local int mbc_call_devices;
+
 /* Pinned chunks of at least `bytes` each (grow-only), NIN in and NOUT out. */
 cudaError_t mbc_ensure_chunks(mbc_state *s, size_t bytes);
 /* The chunk size for a call staging `bytes` at most: clamped to [1 MB, chunk_mb]. */

@@ -63,7 +63,8 @@ typedef struct mbc_config {
     int64_t nslab;          /* nslab=: most k-slabs in phase 1 (at most half of k in all) */
     size_t chunk_max;       /* chunk_mb=: largest pinned staging chunk, bytes */
     int copy_threads;       /* copy_threads=: host threads packing staging buffers */
-    int copy_threads_auto;  /* copy_threads not set: mbc_copy_threads_auto once nuse is known */
+    int copy_threads_auto;  /* copy_threads not set: mbc_copy_threads_auto for the GPUs of
+                               each call (copy_threads holds the one-GPU count) */
     long ncpu;              /* the cores online at initialisation */
     int64_t pin_row_kb;     /* pin_row_kb=: pinned inputs whose columns are shorter (KB) are
                                packed into the staging chunks, not DMA'd from place (-1:
@@ -110,7 +111,8 @@ const char *mbc_getenv(const char *name);
  * sizes the default copy_threads. A bad value (not a number, out of range, an unknown
  * tuning key) is one line on `err` and keeps its default. Returns the number of lines. */
 int mbc_config_read(mbc_config *cfg, const char *(*get)(const char *name), long ncpu, FILE *err);
-/* The default copy_threads for `ngpu` GPUs of a split gemm on `ncpu` cores. */
+/* The default copy_threads for a call on `ngpu` GPUs (a split gemm: its devices) on `ncpu`
+ * cores. */
 int mbc_copy_threads_auto(long ncpu, int ngpu);
 
 void mbc_notice(const char *fmt, ...)

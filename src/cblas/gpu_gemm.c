@@ -589,9 +589,11 @@ static void share_on_device(split_call *c, int i) {
     const char *what = "gemm";
     int pinned = pin_rung(s, g);
     mbc_pool_wait = 1;
+    mbc_call_devices = c->sp->ndev;
     a_src src = {c->feeds, c->nfeed, i};
     cudaError_t err = gemm_staged(s, g, c->geo, plo, phi, c->nfeed ? &src : NULL, &what, &st);
     mbc_pool_wait = 0;
+    mbc_call_devices = 0;
     char detail[300];
     gemm_done(s, g, pinned, err, st, detail, sizeof detail, c->geo->pc[plo], &r->prog);
     if (mbc_cfg.verbose >= 2)

@@ -175,7 +175,6 @@ int mbc_gpu_probe(char *msg, size_t msg_size) {
     }
     n = kept;
     mbc_cfg.nuse = n;
-    if (mbc_cfg.copy_threads_auto) mbc_cfg.copy_threads = mbc_copy_threads_auto(mbc_cfg.ncpu, n);
     if (n == 1)
         snprintf(msg, msg_size, "GPU %d: %s%s", device, prop.name,
                  left ? " (other listed GPUs are another model: not used)" : "");

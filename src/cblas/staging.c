@@ -17,12 +17,19 @@
 
 /* ------------------------------------------------------------------ host copies */
 
+_Thread_local int mbc_call_devices;
+
 /* Threads for one host copy: all of them from a few MB on (the staging rate needs 8-16
- * threads; gemm's pieces at n = 4096 are 4-6 MB), at least 512 KB each. */
+ * threads; gemm's pieces at n = 4096 are 4-6 MB), at least 512 KB each. All of them: the
+ * copy_threads setting, else its default for the GPUs of this call (a split gemm's devices,
+ * mbc_call_devices; otherwise one). */
 static int copy_threads(size_t bytes) {
-    if (bytes < (size_t)MB || mbc_cfg.copy_threads <= 1) return 1;
+    int most = mbc_cfg.copy_threads_auto && mbc_call_devices > 1
+                   ? mbc_copy_threads_auto(mbc_cfg.ncpu, mbc_call_devices)
+                   : mbc_cfg.copy_threads;
+    if (bytes < (size_t)MB || most <= 1) return 1;
     size_t t = bytes / (512 * (size_t)1024);
-    return t < (size_t)mbc_cfg.copy_threads ? (int)t : mbc_cfg.copy_threads;
+    return t < (size_t)most ? (int)t : most;
 }
 
 /* Staging copies, on the copy pool (copypool.c: no barrier waiting for a descheduled thread),
