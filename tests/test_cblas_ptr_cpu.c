@@ -6,7 +6,8 @@
  * "unknown" and gets the CUDA query. A false "plain host" would send a device pointer to the
  * CPU BLAS; a false "unknown" only costs the query.
  * Also the copy pool (src/cblas/copypool.c): every item of every job run exactly once, jobs
- * back to back and from two host threads at once. And the staging copy with streaming stores
+ * back to back and from two host threads at once, and a job on no more threads than it asks
+ * for after a wider one started more workers. And the staging copy with streaming stores
  * (src/cblas/stream_copy.h): every byte copied,
  * none written before or after the range, at every alignment of source and destination and
  * sizes around its thresholds (4096, the 16-byte head, the 64-byte body, the tail).
@@ -24,6 +25,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -86,6 +88,47 @@ static void test_pool(void) {
     for (int i = 0; i < POOL_N; ++i)
         bad += atomic_load(&a.hits[i]) != 50 || atomic_load(&b.hits[i]) != 50 * 1000;
     CHECKF(bad == 0, "two callers at once: %ld items wrong", bad);
+}
+
+/* Which threads ran a job's items: slow items (~20 us), so every awake worker gets some. */
+enum { WIDTH_N = 400, WIDTH_MAXT = 64 };
+static pthread_t width_seen[WIDTH_MAXT];
+static _Atomic int width_count;
+static pthread_mutex_t width_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void width_item(void *ctx, int64_t i) {
+    (void)ctx, (void)i;
+    pthread_t me = pthread_self();
+    pthread_mutex_lock(&width_lock);
+    int known = 0, n = atomic_load(&width_count);
+    for (int t = 0; t < n; ++t) known |= pthread_equal(width_seen[t], me);
+    if (!known && n < WIDTH_MAXT) width_seen[n] = me, atomic_store(&width_count, n + 1);
+    pthread_mutex_unlock(&width_lock);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do clock_gettime(CLOCK_MONOTONIC, &t1);
+    while ((t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec) < 20000);
+}
+
+static int width_of(int nthreads) {
+    atomic_store(&width_count, 0);
+    mbc_pool_run(WIDTH_N, width_item, NULL, nthreads);
+    return atomic_load(&width_count);
+}
+
+static void test_pool_width(void) {
+    int wide = width_of(16); /* starts 15 workers (more than any earlier job here) */
+    CHECKF(wide >= 1 && wide <= 16, "a 16-thread job ran on %d threads", wide);
+    for (int rep = 0; rep < 5; ++rep) { /* the workers awake (spinning) and asleep */
+        int narrow = width_of(4);
+        CHECKF(narrow >= 1 && narrow <= 4, "a 4-thread job after a 16-thread one ran on %d threads",
+               narrow);
+        if (rep == 2) {
+            struct timespec nap = {0, 5000000}; /* past the workers' spin: asleep */
+            nanosleep(&nap, NULL);
+        }
+    }
+    CHECKF(width_of(1) == 1, "a 1-thread job ran on %d threads", atomic_load(&width_count));
 }
 
 static void test_stream_copy(void) {
@@ -235,6 +278,7 @@ static void test_other_stacks(void) {
 
 int main(void) {
     test_pool();
+    test_pool_width();
     test_stream_copy();
     mbc_ptr_init();
     float stack_arr[256];
