@@ -19,17 +19,15 @@
 
 _Thread_local int mbc_call_devices;
 
-/* Threads for one host copy: all of them from a few MB on (the staging rate needs 8-16
- * threads; gemm's pieces at n = 4096 are 4-6 MB), at least 512 KB each. All of them: the
- * copy_threads setting, else its default for the GPUs of this call (a split gemm's devices,
- * mbc_call_devices; otherwise one). */
+/* Threads for one host copy: one under 1 MB, else all of them (the staging rate needs 8-16
+ * threads; the items are 256 KB, so the threads of a small copy that find none left go back
+ * to wait). All of them: the copy_threads setting, else its default for the GPUs of this call
+ * (a split gemm's devices, mbc_call_devices; otherwise one). */
 static int copy_threads(size_t bytes) {
     int most = mbc_cfg.copy_threads_auto && mbc_call_devices > 1
                    ? mbc_copy_threads_auto(mbc_cfg.ncpu, mbc_call_devices)
                    : mbc_cfg.copy_threads;
-    if (bytes < (size_t)MB || most <= 1) return 1;
-    size_t t = bytes / (512 * (size_t)1024);
-    return t < (size_t)most ? (int)t : most;
+    return bytes < (size_t)MB ? 1 : most;
 }
 
 /* Staging copies, on the copy pool (copypool.c: no barrier waiting for a descheduled thread),
