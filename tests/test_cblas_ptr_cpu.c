@@ -117,7 +117,7 @@ static int width_of(int nthreads) {
 }
 
 static void test_pool_width(void) {
-    int wide = width_of(16); /* starts 15 workers (more than any earlier job here) */
+    int wide = width_of(16); /* 15 workers, started by test_pool's widest jobs */
     CHECKF(wide >= 1 && wide <= 16, "a 16-thread job ran on %d threads", wide);
     for (int rep = 0; rep < 5; ++rep) { /* the workers awake (spinning) and asleep */
         int narrow = width_of(4);

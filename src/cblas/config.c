@@ -245,8 +245,8 @@ static int read_tuning(mbc_config *cfg, const char *v, FILE *err) {
 
 /* 16 copy threads per GPU of the call (one GPU's staging rate needs 8-16; on two H100s a
  * pageable 16384 gemm split over both took 13-15% less time with 32 than with 16, while one
- * GPU's dgemm took 6% more with 32: perf/results/h100x2/copythreads/), at most 32 (the most measured) and at most every core: the copy pool does not
- * wait for descheduled threads. */
+ * GPU's dgemm took 6% more with 32: perf/results/h100x2/copythreads/), at most 32 (the most
+ * measured) and at most every core: the copy pool does not wait for descheduled threads. */
 int mbc_copy_threads_auto(long ncpu, int ngpu) {
     long t = 16L * (ngpu > 1 ? ngpu : 1);
     if (t > 32) t = 32;
