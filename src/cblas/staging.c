@@ -24,9 +24,8 @@ _Thread_local int mbc_call_devices;
  * to wait). All of them: the copy_threads setting, else its default for the GPUs of this call
  * (a split gemm's devices, mbc_call_devices; otherwise one). */
 static int copy_threads(size_t bytes) {
-    int most = mbc_cfg.copy_threads_auto && mbc_call_devices > 1
-                   ? mbc_copy_threads_auto(mbc_cfg.ncpu, mbc_call_devices)
-                   : mbc_cfg.copy_threads;
+    int most = mbc_cfg.copy_threads_auto ? mbc_copy_threads_auto(mbc_cfg.ncpu, mbc_call_devices)
+                                         : mbc_cfg.copy_threads;
     return bytes < (size_t)MB ? 1 : most;
 }
 
