@@ -21,12 +21,14 @@
  *     uses counters in it must leave them zero again when it finishes.
  *   - gemm: `pdl` is 1 only where the device and the code the library runs on it are
  *     compute capability 9.0 or newer and MINIBLAS_PDL is not 0 (src/rungs.c). A launcher may
- *     then launch the second and later kernels of its chain with programmatic dependent
- *     launch (cudaLaunchAttributeProgrammaticStreamSerialization, mb_launch_cfg in
- *     kernels/common/common.cuh); the first kernel of a call is always a plain launch, so it
- *     starts after everything before it in the stream. A kernel so launched executes
- *     griddepcontrol.wait (mb_grid_wait) in every block before it touches memory that an
- *     earlier kernel of the chain writes, or writes memory that one reads. Results do not
+ *     then launch its kernels with programmatic dependent launch
+ *     (cudaLaunchAttributeProgrammaticStreamSerialization, mb_launch_cfg in
+ *     kernels/common/common.cuh): the later kernels of its chain, and a first kernel that
+ *     executes griddepcontrol.wait (mb_grid_wait) in every block before it touches global
+ *     memory at all (the kernel before it in the stream may be anyone's; the tensor-core
+ *     gemm kernel, tc_kernel.cuh, and the range guard's zeroing kernel, x3guard.cuh). Any
+ *     kernel so launched waits in every block before it touches memory that an earlier
+ *     kernel writes, or writes memory that one reads, and before it ends. Results do not
  *     depend on pdl (only when kernels start), so they are bitwise the same either way.
  *   - gemm: `pool` (may be NULL) is the handle's stream-ordered memory pool; a launcher may
  *     take scratch memory from it (cudaMallocFromPoolAsync) for copies of its operands and

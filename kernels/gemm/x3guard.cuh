@@ -232,9 +232,12 @@ static inline int x3g_room(const mb_gemm_args *p, int bm, int bn) {
 /* The guard's bytes zeroed by a kernel (16 bytes a thread), where the gemm after it is launched
  * with programmatic dependent launch: unlike a cudaMemsetAsync it lets that kernel be
  * scheduled at once (the trigger first thing), and the gemm writes the guard's words only
- * after this grid has finished (x3g_mark, x3g_scan_part, tm_start: mb_grid_wait). */
+ * after this grid has finished (x3g_mark, x3g_scan_part, tm_start: mb_grid_wait). It is such a
+ * launch itself (x3g_begin): it waits for the kernel before it (the previous call's fixup
+ * reads these words) before it writes. */
 static __global__ void x3g_zero_kernel(uint4 *w, int64_t n16) {
     mb_grid_launch_next();
+    mb_grid_wait();
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n16;
          i += (int64_t)gridDim.x * blockDim.x)
         w[i] = make_uint4(0u, 0u, 0u, 0u);
@@ -243,7 +246,7 @@ static __global__ void x3g_zero_kernel(uint4 *w, int64_t n16) {
 /* Host: the guard of one call, and the args whose workspace is what follows the guard's bytes
  * (for split-K slabs); zeroes the guard's bytes in stream order: by cudaMemsetAsync, or where
  * zero_kernel (the next kernel, the gemm, is a programmatic dependent launch) by
- * x3g_zero_kernel, a plain launch (it starts after all earlier work in the stream). */
+ * x3g_zero_kernel, itself such a launch (it writes after all earlier work in the stream). */
 static inline cudaError_t x3g_begin(const mb_gemm_args *p, int bm, int bn, x3g *g,
                                     mb_gemm_args *q, int zero_kernel, cudaStream_t s) {
     *q = *p;
@@ -269,8 +272,11 @@ static inline cudaError_t x3g_begin(const mb_gemm_args *p, int bm, int bn, x3g *
     q->work_bytes = p->work_bytes - bytes;
     if (!zero_kernel) return cudaMemsetAsync(p->work, 0, bytes, s);
     const int64_t n16 = (int64_t)(bytes / 16); /* bytes: a multiple of X3G_HDR */
-    x3g_zero_kernel<<<mb_grid_dim(mb_cdiv(n16, 256), 1024), 256, 0, s>>>((uint4 *)p->work, n16);
-    return cudaGetLastError();
+    cudaLaunchAttribute attr[1];
+    const cudaLaunchConfig_t cfg =
+        mb_launch_cfg(attr, dim3(mb_grid_dim(mb_cdiv(n16, 256), 1024)), dim3(256), 0, s, 1);
+    const cudaError_t e = cudaLaunchKernelEx(&cfg, x3g_zero_kernel, (uint4 *)p->work, n16);
+    return e != cudaSuccess ? e : cudaGetLastError();
 }
 
 /* Split-K under the guard: C = beta * C + slab 0 + ... + slab S - 1 (slab s = alpha times
@@ -317,6 +323,7 @@ static inline cudaError_t x3g_reduce(const mb_gemm_args *p, const mb_gemm_args *
  * alpha * acc (+ beta * C). Slow (SIMT, one block per tile) but only for flagged tiles. */
 #define X3G_FK 16
 static __global__ void __launch_bounds__(256) x3g_fixup_kernel(mb_gemm_args p, x3g g) {
+    mb_grid_launch_next(); /* the next call's first kernel waits for this grid's end */
     mb_grid_wait(); /* programmatic dependent launch (p.pdl): the gemm and its reduce done */
     if (*(volatile unsigned *)g.flag == 0u) return;
     __shared__ float sA[X3G_FK][X3G_TILE], sB[X3G_FK][X3G_TILE + 1];
