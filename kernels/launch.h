@@ -25,11 +25,12 @@
  *     (cudaLaunchAttributeProgrammaticStreamSerialization, mb_launch_cfg in
  *     kernels/common/common.cuh): the later kernels of its chain, and a first kernel that
  *     executes griddepcontrol.wait (mb_grid_wait) in every block before it touches global
- *     memory at all (the kernel before it in the stream may be anyone's; the tensor-core
- *     gemm kernel, tc_kernel.cuh, and the range guard's zeroing kernel, x3guard.cuh). Any
- *     kernel so launched waits in every block before it touches memory that an earlier
- *     kernel writes, or writes memory that one reads, and before it ends. Results do not
- *     depend on pdl (only when kernels start), so they are bitwise the same either way.
+ *     memory or lets the next kernel be scheduled (griddepcontrol.launch_dependents), so
+ *     that what follows it may take every earlier kernel in the stream as finished (the
+ *     range guard's zeroing kernel, x3guard.cuh). Any kernel so launched waits in every
+ *     block before it touches memory that an earlier kernel writes, or writes memory that
+ *     one reads, and before it ends. Results do not depend on pdl (only when kernels start),
+ *     so they are bitwise the same either way.
  *   - gemm: `pool` (may be NULL) is the handle's stream-ordered memory pool; a launcher may
  *     take scratch memory from it (cudaMallocFromPoolAsync) for copies of its operands and
  *     frees it (cudaFreeAsync) in stream order before it returns.

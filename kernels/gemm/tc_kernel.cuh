@@ -19,12 +19,9 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
     tc_gemm_kernel(mb_gemm_args p, bool a_vec, bool b_vec, int64_t kc, int shift, mb_tail tail,
                    x3g g) {
     typedef typename Cfg::T T;
-    /* The kernels after this one (slab sums, fixup, the next call's gemm) may be scheduled at
-     * once: with programmatic dependent launch they wait for this grid's end before touching
-     * memory. This kernel is such a launch itself (tc_gemm_launch_s): nothing before the wait
-     * reads or writes global memory. */
+    /* The kernels after this one (slab sums, fixup) may be scheduled at once: with
+     * programmatic dependent launch they wait for this grid's end before reading anything. */
     mb_grid_launch_next();
-    mb_grid_wait();
     /* 3xTF32 (range guard, x3guard.cuh): every split-K slice, slice 0 too, writes alpha times
      * its partial to a slab (slab s), so that C stays intact for the fixup; p.work is the
      * workspace after the guard's bytes. */
@@ -302,13 +299,9 @@ static cudaError_t tc_gemm_launch_s(const mb_gemm_args *p, const mb_gemm_args *q
                                                             X3 ? 1 : 0);
     const int64_t blocks = tail.t0 + (tiles - tail.t0) * tail.S;
     const dim3 grid(mb_grid_dim(blocks, MB_GRID_X_MAX), (unsigned)sp.S);
-    /* A programmatic dependent launch (p->pdl): its blocks may be scheduled while the kernel
-     * before it in the stream ends; each waits for that grid (mb_grid_wait) first. */
-    cudaLaunchAttribute gattr[1];
-    const cudaLaunchConfig_t gcfg = mb_launch_cfg(gattr, grid, dim3(Cfg::NTHREADS), smem, s, p->pdl);
-    e = cudaLaunchKernelEx(&gcfg, tc_gemm_kernel<Cfg, OP, AKC, BKC, SPLIT>, *q, a_vec, b_vec,
-                           sp.kc, shift, tail, g);
-    if (e == cudaSuccess) e = cudaGetLastError();
+    tc_gemm_kernel<Cfg, OP, AKC, BKC, SPLIT>
+        <<<grid, Cfg::NTHREADS, smem, s>>>(*q, a_vec, b_vec, sp.kc, shift, tail, g);
+    e = cudaGetLastError();
     if (e == cudaSuccess && tail.S > 1) {
         const dim3 rgrid((unsigned)(tiles - tail.t0), (unsigned)mb_cdiv((int64_t)Cfg::BM * Cfg::BN, 256));
         cudaLaunchAttribute attr[1];

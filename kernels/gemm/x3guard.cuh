@@ -231,13 +231,15 @@ static inline int x3g_room(const mb_gemm_args *p, int bm, int bn) {
 
 /* The guard's bytes zeroed by a kernel (16 bytes a thread), where the gemm after it is launched
  * with programmatic dependent launch: unlike a cudaMemsetAsync it lets that kernel be
- * scheduled at once (the trigger first thing), and the gemm writes the guard's words only
- * after this grid has finished (x3g_mark, x3g_scan_part, tm_start: mb_grid_wait). It is such a
- * launch itself (x3g_begin): it waits for the kernel before it (the previous call's fixup
- * reads these words) before it writes. */
+ * scheduled before this one ends (the trigger before the stores), and the gemm writes the
+ * guard's words only after this grid has finished (x3g_mark, x3g_scan_part, tm_start:
+ * mb_grid_wait). It is such a launch itself (x3g_begin), so that it is scheduled while the
+ * kernel before it ends (the previous call's fixup lets it): it waits for that kernel first,
+ * and triggers only then, because the gemm reads A and B before it waits (tm_start): every
+ * earlier kernel in the stream has then finished. */
 static __global__ void x3g_zero_kernel(uint4 *w, int64_t n16) {
-    mb_grid_launch_next();
     mb_grid_wait();
+    mb_grid_launch_next();
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n16;
          i += (int64_t)gridDim.x * blockDim.x)
         w[i] = make_uint4(0u, 0u, 0u, 0u);
