@@ -246,9 +246,10 @@ struct tm_block {
  * thread 0 issues every copy. Returns true in the consumer threads, which then hold
  * CONSUMER_REGS registers; false in every thread that has finished.
  * Programmatic dependent launch (tm_launch_s, with mb_gemm_args.pdl and the guard on): the
- * kernel may start while x3g_begin's zeroing kernel runs, which itself started after all
- * earlier work in the stream, so A, B and C are ready; only the guard's words are that
- * kernel's, and they are written after mb_grid_wait (x3g_mark, x3g_scan_part). The producer
+ * kernel may start while x3g_begin's zeroing kernel runs, which lets it be scheduled only
+ * once all earlier work in the stream has finished, so A, B and C are ready; only the guard's
+ * words are that kernel's, and they are written after mb_grid_wait (x3g_mark,
+ * x3g_scan_part). The producer
  * thread waits too once its copies are issued, so every block ends after the zeroing (the
  * reduce and fixup, which wait for this grid, then see zeroed words wherever no block wrote).
  * Every block lets the next kernel of the chain (reduce or fixup) be scheduled at once: it

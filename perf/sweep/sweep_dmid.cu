@@ -31,6 +31,16 @@ const sw_cfg SW_PART_NAME(sw_dmid)[] = {
     XS(64, 32, 16, 32, 16, 3, 4, 8, 0, 1, 1, "64x32x16, 4 warps of 32x16, k8, 4/SM"),
     XS(64, 32, 16, 32, 16, 3, 4, 8, 0, 1, 2, "64x32x16 4/SM, 2 slices"),
     XS(64, 32, 16, 32, 16, 3, 4, 8, 0, 1, 4, "64x32x16 4/SM, 4 slices"),
+    /* cuBLAS's mid tile runs 3 blocks per SM (73.7 KB, unpadded); padded, 3 stages of BK 32
+     * take 81 KB (2/SM). The same bytes in flight per SM in 2 stages, 4/SM: */
+    XS(32, 64, 32, 16, 32, 2, 4, 16, 0, 1, 1, "32x64x32 k16, 2 stages, 4/SM"),
+    XS(32, 64, 32, 16, 32, 2, 4, 8, 0, 1, 1, "32x64x32 k8, 2 stages, 4/SM"),
+    XS(32, 64, 32, 16, 32, 2, 4, 16, 2, 1, 1, "32x64x32 k16, 2 stages, 4/SM, stream loop"),
+    XS(32, 64, 32, 16, 32, 2, 4, 8, 2, 1, 1, "32x64x32 k8, 2 stages, 4/SM, stream loop"),
+    XS(128, 64, 32, 32, 32, 3, 1, 16, 0, 1, 1, "cuBLAS's 1024 tile: 128x64x32, 8 warps 32x32, k16, two sets"),
+    XS(64, 64, 32, 32, 32, 3, 2, 16, 0, 1, 1, "cuBLAS's 1920 tile: 64x64x32 k16, 2/SM, two sets"),
+    XS(64, 64, 32, 32, 32, 3, 2, 16, 2, 1, 1, "64x64x32 k16, 2/SM, stream loop"),
+    XS(64, 64, 32, 32, 32, 2, 3, 16, 0, 1, 1, "64x64x32 k16, 2 stages, 3/SM"),
 #endif
 };
 const int SW_PART_NAME(sw_dmid_n) = (int)(sizeof SW_PART_NAME(sw_dmid) / sizeof SW_PART_NAME(sw_dmid)[0]);
