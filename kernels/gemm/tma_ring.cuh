@@ -127,16 +127,15 @@ __device__ __forceinline__ unsigned tm_mapa(unsigned addr, unsigned rank) {
 #endif
     return r;
 }
-/* The same variable as *ptr (shared memory of this block) in block `rank` of the cluster, as
- * a generic pointer: plain loads the compiler may batch (after the cluster barrier's memory
- * clobber). */
-__device__ __forceinline__ const float4 *tm_cluster_ptr(const float4 *ptr, unsigned rank) {
+__device__ __forceinline__ float4 tm_ld_cluster4(unsigned addr) {
+    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 #if WG_SM90A
-    return (const float4 *)__cluster_map_shared_rank((const void *)ptr, rank);
-#else
-    (void)rank;
-    return ptr;
+    asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+                 : "r"(addr)
+                 : "memory");
 #endif
+    return v;
 }
 __device__ __forceinline__ unsigned tm_ld_cluster_u32(unsigned addr) {
     unsigned v = 0;
@@ -247,9 +246,10 @@ struct tm_block {
  * thread 0 issues every copy. Returns true in the consumer threads, which then hold
  * CONSUMER_REGS registers; false in every thread that has finished.
  * Programmatic dependent launch (tm_launch_s, with mb_gemm_args.pdl and the guard on): the
- * kernel may start while x3g_begin's zeroing kernel runs, which itself started after all
- * earlier work in the stream, so A, B and C are ready; only the guard's words are that
- * kernel's, and they are written after mb_grid_wait (x3g_mark, x3g_scan_part). The producer
+ * kernel may start while x3g_begin's zeroing kernel runs, which lets it be scheduled only
+ * once all earlier work in the stream has finished, so A, B and C are ready; only the guard's
+ * words are that kernel's, and they are written after mb_grid_wait (x3g_mark,
+ * x3g_scan_part). The producer
  * thread waits too once its copies are issued, so every block ends after the zeroing (the
  * reduce and fixup, which wait for this grid, then see zeroed words wherever no block wrote).
  * Every block lets the next kernel of the chain (reduce or fixup) be scheduled at once: it
@@ -304,85 +304,70 @@ __device__ __forceinline__ bool tm_start(const CUtensorMap *ma, const CUtensorMa
 
 /* The tile's end of a split-K block (SPLIT kernels; consumers only): what it stores, into
  * which C. out: the range guard's verdict on this block's panels (its bit and the flag
- * already set, x3g_tile_out_bar). Returns whether this block stores (tm_split_store); a block
- * in a cluster then calls tm_cluster_sync once more, storing or not.
+ * already set, x3g_tile_out_bar). Returns whether this block stores the tile
+ * (tm_split_store); a block in a cluster then calls tm_cluster_sync once more, storing or
+ * not.
  * Slab path (b.cluster false): every slice stores alpha * its partial into its slab unless out.
  * In a cluster (tm_launch_s: grid (tiles, S), clusters of (1, S, 1), so block (t, s) is rank
- * s of tile t's cluster and every block has one tile), the S slices share the sum: a consumer
- * thread holds 16 float4 of the tile (register order, the same elements in every block), and
- * group j belongs to slice j % S (tm_split_owns). Each slice leaves alpha * its partial of the
- * groups other slices own (rounded as the slab store rounds it) in its own planes, free after
- * the main loop, and its verdict in the first word of its raw A ring (every copy into it has
- * landed: one tile per block); a cluster barrier; each slice reads every verdict and, unless a
- * slice's panels are out of range (the tile is then left to x3g_fixup_kernel, as the reduce
- * leaves it), sums its own groups in slice order over distributed shared memory:
- *   v = alpha * acc_0; v += alpha * acc_1; ...; v += alpha * acc_{S-1}
- * x3g_reduce_kernel's additions in its order (__fmul_rn, __fadd_rn: nothing contracted), so
- * every slice stores 1/S of the tile, with the bits of the slab path. The second barrier (the
- * caller's) keeps every block's shared memory until the others have read it. The producer
- * warpgroup takes part in both barriers (tm_start). */
-/* x[4j .. 4j + 3] = v (first) or += v. */
-__device__ __forceinline__ void tm_add4(float (&x)[64], int j, float4 v, bool first) {
-    x[4 * j] = first ? v.x : __fadd_rn(x[4 * j], v.x);
-    x[4 * j + 1] = first ? v.y : __fadd_rn(x[4 * j + 1], v.y);
-    x[4 * j + 2] = first ? v.z : __fadd_rn(x[4 * j + 2], v.z);
-    x[4 * j + 3] = first ? v.w : __fadd_rn(x[4 * j + 3], v.w);
-}
-__device__ __forceinline__ bool tm_split_owns(int j) { return (unsigned)j % gridDim.y == blockIdx.y; }
+ * s of tile t's cluster and every block has one tile): slice s > 0 leaves alpha * its partial
+ * (rounded as the slab store rounds it) in its own planes, free after the main loop (16
+ * float4 per consumer thread in register order, so consumer thread c of every block holds
+ * the same elements: 64 KB), and its verdict in the first word of its raw A ring (every copy
+ * into it has landed: one tile per block); a cluster barrier; slice 0 reads the others'
+ * verdicts and, unless a slice's panels are out of range (the tile is then left to
+ * x3g_fixup_kernel, as the reduce leaves it), their partials over distributed shared memory:
+ *   acc = alpha * acc_0; acc += part_1; ...; acc += part_{S-1}
+ * x3g_reduce_kernel's additions in its order (__fmul_rn, __fadd_rn: nothing contracted).
+ * The second barrier (the caller's) keeps every block's shared memory until slice 0 has read
+ * it. The producer warpgroup takes part in both barriers (tm_start). */
 __device__ __forceinline__ bool tm_split_gather(const tm_block &b, bool out, float alpha,
                                                 float (&acc)[64], float (&t)[64]) {
     static_assert(4 * WG_PLANE == 64 * WG_THREADS, "the planes hold one tile of partials");
     if (!b.cluster) return !out;
     const int ctid = (int)threadIdx.x - 128;
     const unsigned S = gridDim.y, rank = blockIdx.y;
+    if (rank > 0) {
+        if (!out) {
+            float4 *part = (float4 *)b.planes + ctid;
 #pragma unroll
-    for (int i = 0; i < 64; ++i) acc[i] = __fmul_rn(alpha, acc[i]);
-    if (!out) {
-        float4 *part = (float4 *)b.planes + ctid;
-#pragma unroll
-        for (int j = 0; j < 16; ++j)
-            if (!tm_split_owns(j))
+            for (int j = 0; j < 16; ++j)
                 part[j * WG_THREADS] =
-                    make_float4(acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]);
+                    make_float4(__fmul_rn(alpha, acc[4 * j]), __fmul_rn(alpha, acc[4 * j + 1]),
+                                __fmul_rn(alpha, acc[4 * j + 2]), __fmul_rn(alpha, acc[4 * j + 3]));
+        }
+        if (ctid == 0) *(volatile unsigned *)b.sA = out ? 1u : 0u;
+        tm_cluster_sync(); /* partials and verdict visible to slice 0 */
+        return false;
     }
-    if (ctid == 0) *(volatile unsigned *)b.sA = out ? 1u : 0u;
-    tm_cluster_sync(); /* partials and verdicts visible to the cluster */
+    tm_cluster_sync();
     bool skip = out;
     const unsigned flag_addr = tc_smem_addr(b.sA);
-    for (unsigned s = 0; s < S; ++s)
-        if (s != rank) skip |= tm_ld_cluster_u32(tm_mapa(flag_addr, s)) != 0u;
+    for (unsigned s = 1; s < S; ++s) skip |= tm_ld_cluster_u32(tm_mapa(flag_addr, s)) != 0u;
     if (skip) return false;
-    /* The groups owned: t = the sum of slices 0..rank-1, then acc = t + acc (the order of
-     * the sum: __fadd_rn commutes), then acc += the slices after this one. */
-    for (unsigned s = 0; s < S; ++s) {
-        if (s == rank) {
-            if (s > 0) {
 #pragma unroll
-                for (int i = 0; i < 64; ++i)
-                    if (tm_split_owns(i >> 2)) acc[i] = __fadd_rn(t[i], acc[i]);
-            }
-            continue;
-        }
-        const float4 *part = tm_cluster_ptr((const float4 *)b.planes, s) + ctid;
+    for (int i = 0; i < 64; ++i) acc[i] = __fmul_rn(alpha, acc[i]);
+    const unsigned part_addr = tc_smem_addr(b.planes) + (unsigned)ctid * 16u;
+    for (unsigned s = 1; s < S; ++s) {
+        const unsigned base = tm_mapa(part_addr, s);
 #pragma unroll
-        for (int j = 0; j < 16; ++j) {
-            if (!tm_split_owns(j)) continue;
-            const float4 v = part[j * WG_THREADS];
-            if (s < rank)
-                tm_add4(t, j, v, s == 0);
-            else
-                tm_add4(acc, j, v, false);
+        for (int j = 0; j < 16; ++j) { /* all 16 loads in flight, then the adds */
+            const float4 v = tm_ld_cluster4(base + (unsigned)(j * WG_THREADS * 16));
+            t[4 * j] = v.x;
+            t[4 * j + 1] = v.y;
+            t[4 * j + 2] = v.z;
+            t[4 * j + 3] = v.w;
         }
+#pragma unroll
+        for (int i = 0; i < 64; ++i) acc[i] = __fadd_rn(acc[i], t[i]);
     }
     return true;
 }
 /* The store of a split-K block that tm_split_gather let store (the SPLIT kernels' only store,
  * in place of wg_store_tile, whose layout it shares: one store in a kernel keeps the
  * consumers within their registers). Slab path: p is the slab (beta 0, tm_start), the value
- * alpha * acc, as wg_store_tile rounds it. Cluster (summed): the groups this slice owns
- * (tm_split_owns), acc holding their sum v; the value is v where beta == 0 (C not read), else
- * beta * C + v in one fused multiply-add, as x3g_reduce_kernel computes it; every load of C
- * before the stores, as wg_store_tile. */
+ * alpha * acc, as wg_store_tile rounds it. Cluster (summed): acc holds the sum v and the value
+ * is v where beta == 0 (C not read), else beta * C + v in one fused multiply-add, as
+ * x3g_reduce_kernel computes it; every load of C before the stores, as wg_store_tile. */
 __device__ __forceinline__ void tm_split_store(const mb_gemm_args &p, bool summed, float alpha,
                                                float beta, const float (&acc)[64],
                                                float (&t)[64], int64_t m0, int64_t n0, int wm0,
@@ -393,15 +378,13 @@ __device__ __forceinline__ void tm_split_store(const mb_gemm_args &p, bool summe
     for (int i = 0; i < 64; ++i) {
         const int64_t r = m0 + wm0 + gq + 8 * ((i >> 1) & 1);
         const int64_t c = n0 + 8 * (i >> 2) + 2 * tq + (i & 1);
-        t[i] = beta != 0.0f && r < p.m && c < p.n && (!summed || tm_split_owns(i >> 2))
-                   ? C[r + c * p.ldc]
-                   : 0.0f;
+        t[i] = beta != 0.0f && r < p.m && c < p.n ? C[r + c * p.ldc] : 0.0f;
     }
 #pragma unroll
     for (int i = 0; i < 64; ++i) {
         const int64_t r = m0 + wm0 + gq + 8 * ((i >> 1) & 1);
         const int64_t c = n0 + 8 * (i >> 2) + 2 * tq + (i & 1);
-        if (r < p.m && c < p.n && (!summed || tm_split_owns(i >> 2)))
+        if (r < p.m && c < p.n)
             C[r + c * p.ldc] = !summed          ? __fmul_rn(alpha, acc[i])
                                : beta == 0.0f ? acc[i]
                                               : __fmaf_rn(beta, t[i], acc[i]);
