@@ -248,10 +248,10 @@ struct tm_block {
  * Programmatic dependent launch (tm_launch_s, with mb_gemm_args.pdl and the guard on): the
  * kernel may start while x3g_begin's zeroing kernel runs, which lets it be scheduled only
  * once all earlier work in the stream has finished, so A, B and C are ready; only the guard's
- * words are that kernel's, and they are written after mb_grid_wait (x3g_mark,
- * x3g_scan_part). The producer
- * thread waits too once its copies are issued, so every block ends after the zeroing (the
- * reduce and fixup, which wait for this grid, then see zeroed words wherever no block wrote).
+ * words are that kernel's, and they are written after mb_grid_wait (x3g_mark, x3g_scan_part).
+ * The producer thread waits too once its copies are issued, so every block ends after the
+ * zeroing (the reduce and fixup, which wait for this grid, then see zeroed words wherever no
+ * block wrote).
  * Every block lets the next kernel of the chain (reduce or fixup) be scheduled at once: it
  * waits for this grid's end before it reads anything (mb_grid_wait). */
 template <bool AKC, bool BKC, bool SPLIT, bool CHECK, int PRODUCER_REGS, int CONSUMER_REGS>
