@@ -31,8 +31,7 @@ def main():
                     if ops and r["op"] not in ops:
                         continue
                     key = (r["op"], r["shape"], r["trans"])
-                    who = "cublas" if r["rung"] == "cublas" else r["rung"]
-                    times[key][(build, who)].append(float(r["time_us"]))
+                    times[key][(build, r["rung"])].append(float(r["time_us"]))
     print("| op | shape | trans | old us | new us | new/old | cuBLAS us | ratio old | ratio new |")
     print("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     med = statistics.median
