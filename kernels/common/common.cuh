@@ -59,6 +59,44 @@ static inline cudaError_t mb_smem_limit_once(const void *func, int bytes, unsign
     return e;
 }
 
+/* The dynamic shared memory that keeps a grid of `blocks` blocks to at most
+ * ceil(blocks / SMs) of them on any SM, for a grid of one wave (per_sm: the blocks of `smem`
+ * bytes an SM holds at least). A grid launched on an idle GPU is spread so anyway; one
+ * scheduled while the grid before it drains (programmatic dependent launch) is not: its
+ * blocks take the slots as they free, and an SM that frees early is handed more of them than
+ * the others, and ends last. *bytes: smem, or the raised amount where that caps the blocks
+ * per SM; *optin: the most a block may ask (the kernel's MaxDynamicSharedMemorySize must
+ * allow *bytes). */
+static inline cudaError_t mb_one_wave_smem(size_t smem, int64_t blocks, int per_sm,
+                                           size_t *bytes, int *optin) {
+    static int cache[MB_MAX_DEVICES][3]; /* per SM, reserved per block, opt-in per block */
+    int dev = 0, sms = 0;
+    *bytes = smem;
+    cudaError_t e = mb_device_info(&sms, NULL);
+    if (e == cudaSuccess) e = cudaGetDevice(&dev);
+    if (e != cudaSuccess) return e;
+    const int cached = dev >= 0 && dev < MB_MAX_DEVICES;
+    int v[3] = {0, 0, 0};
+    for (int i = 0; cached && i < 3; ++i) v[i] = __atomic_load_n(&cache[dev][i], __ATOMIC_RELAXED);
+    if (v[0] <= 0 || v[2] <= 0) {
+        const cudaDeviceAttr a[3] = {cudaDevAttrMaxSharedMemoryPerMultiprocessor,
+                                     cudaDevAttrReservedSharedMemoryPerBlock,
+                                     cudaDevAttrMaxSharedMemoryPerBlockOptin};
+        for (int i = 0; i < 3; ++i) {
+            e = cudaDeviceGetAttribute(&v[i], a[i], dev);
+            if (e != cudaSuccess) return e;
+            if (cached) __atomic_store_n(&cache[dev][i], v[i], __ATOMIC_RELAXED);
+        }
+    }
+    *optin = v[2];
+    const int64_t want = mb_cdiv(blocks, sms); /* blocks per SM when spread */
+    if (sms <= 0 || want >= per_sm) return cudaSuccess;
+    /* want + 1 blocks of this size exceed the SM's shared memory; want of them fit */
+    const int64_t cap = v[0] / (want + 1) - v[1] + 128;
+    if (cap > (int64_t)smem && cap <= v[2]) *bytes = (size_t)cap;
+    return cudaSuccess;
+}
+
 /* Programmatic dependent launch (sm_90): wait for the previous grid in the stream to finish
  * and flush its memory; allow the next grid to be scheduled. No-ops without a PDL launch. */
 __device__ __forceinline__ void mb_grid_wait() {

@@ -305,8 +305,19 @@ static cudaError_t tc_gemm_launch_s(const mb_gemm_args *p, const mb_gemm_args *q
                                                             X3 ? 1 : 0);
     const int64_t blocks = tail.t0 + (tiles - tail.t0) * tail.S;
     const dim3 grid(mb_grid_dim(blocks, MB_GRID_X_MAX), (unsigned)sp.S);
+    /* A dependent launch of one wave keeps to as many blocks per SM as an idle GPU gives it. */
+    size_t lsmem = smem;
+    if (p->pdl) {
+        int optin = 0;
+        e = mb_one_wave_smem(smem, (int64_t)grid.x * grid.y, Cfg::MIN_BLOCKS, &lsmem, &optin);
+        static unsigned long long optin_set; /* devices whose limit is the opt-in maximum */
+        if (e == cudaSuccess && lsmem > smem)
+            e = mb_smem_limit_once((const void *)tc_gemm_kernel<Cfg, OP, AKC, BKC, SPLIT>, optin,
+                                   &optin_set);
+        if (e != cudaSuccess) return e;
+    }
     cudaLaunchAttribute gattr[1];
-    const cudaLaunchConfig_t gcfg = mb_launch_cfg(gattr, grid, dim3(Cfg::NTHREADS), smem, s, p->pdl);
+    const cudaLaunchConfig_t gcfg = mb_launch_cfg(gattr, grid, dim3(Cfg::NTHREADS), lsmem, s, p->pdl);
     e = cudaLaunchKernelEx(&gcfg, tc_gemm_kernel<Cfg, OP, AKC, BKC, SPLIT>, *q, a_vec, b_vec,
                            sp.kc, shift, tail, g);
     if (e == cudaSuccess) e = cudaGetLastError();
