@@ -17,7 +17,7 @@
 template <class Cfg, int OP, bool AKC, bool BKC, bool SPLIT>
 __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
     tc_gemm_kernel(mb_gemm_args p, bool a_vec, bool b_vec, int64_t kc, int shift, mb_tail tail,
-                   x3g g, bool early) {
+                   x3g g) {
     typedef typename Cfg::T T;
     /* A programmatic dependent launch where p.pdl (tc_gemm_launch_s): its blocks may be
      * resident before the kernel before it in the stream has ended, and wait for that here,
@@ -27,7 +27,6 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
      * then take the slots this grid leaves as it drains, not slots among its running blocks,
      * where they would wait, unevenly packed on the SMs that had room first. */
     mb_grid_wait();
-    if (early) mb_grid_launch_next();
     /* 3xTF32 (range guard, x3guard.cuh): every split-K slice, slice 0 too, writes alpha times
      * its partial to a slab (slab s), so that C stays intact for the fixup; p.work is the
      * workspace after the guard's bytes. */
@@ -160,7 +159,7 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
         }
         tc_cp_async_wait<0>();
         __syncthreads(); /* the next tile's prologue overwrites the stages */
-        if (!early && tile + gridDim.x >= ntiles) mb_grid_launch_next(); /* last tile */
+        if (tile + gridDim.x >= ntiles) mb_grid_launch_next(); /* this block's last tile */
         /* 3xTF32: a tile with an out-of-range element in its panels stores nothing (its
          * bit is set; the fixup recomputes the elements it owns; x3guard.cuh). */
         if constexpr (X3) {
@@ -320,7 +319,7 @@ static cudaError_t tc_gemm_launch_s(const mb_gemm_args *p, const mb_gemm_args *q
     cudaLaunchAttribute gattr[1];
     const cudaLaunchConfig_t gcfg = mb_launch_cfg(gattr, grid, dim3(Cfg::NTHREADS), lsmem, s, p->pdl);
     e = cudaLaunchKernelEx(&gcfg, tc_gemm_kernel<Cfg, OP, AKC, BKC, SPLIT>, *q, a_vec, b_vec,
-                           sp.kc, shift, tail, g, lsmem > smem);
+                           sp.kc, shift, tail, g);
     if (e == cudaSuccess) e = cudaGetLastError();
     if (e == cudaSuccess && tail.S > 1) {
         const dim3 rgrid((unsigned)(tiles - tail.t0), (unsigned)mb_cdiv((int64_t)Cfg::BM * Cfg::BN, 256));
