@@ -17,16 +17,17 @@
 template <class Cfg, int OP, bool AKC, bool BKC, bool SPLIT>
 __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
     tc_gemm_kernel(mb_gemm_args p, bool a_vec, bool b_vec, int64_t kc, int shift, mb_tail tail,
-                   x3g g) {
+                   x3g g, bool dep) {
     typedef typename Cfg::T T;
-    /* A programmatic dependent launch where p.pdl (tc_gemm_launch_s): its blocks may be
-     * resident before the kernel before it in the stream has ended, and wait for that here,
-     * before they touch global memory. They let the kernels after them be scheduled (the slab
-     * sums, the fixup, the next call's first kernel, each of which waits for this grid's end
-     * in turn) only after the main loop of their last tile (below): the next call's blocks
-     * then take the slots this grid leaves as it drains, not slots among its running blocks,
-     * where they would wait, unevenly packed on the SMs that had room first. */
-    mb_grid_wait();
+    /* dep: a programmatic dependent launch of one wave, capped to ceil(blocks / SMs) blocks
+     * per SM (tc_gemm_launch_s): its blocks may be resident before the kernel before it in the
+     * stream has ended, and wait for it here, before they touch global memory; they let the
+     * kernels after them be scheduled (the slab sums, the next call's first kernel, each of
+     * which waits for this grid's end in turn) only after the main loop of their last tile,
+     * as this grid drains. Otherwise a plain launch, and what follows may be scheduled at
+     * once: the slab sums and the fixup wait for this grid's end before reading anything. */
+    if (dep) mb_grid_wait();
+    else mb_grid_launch_next();
     /* 3xTF32 (range guard, x3guard.cuh): every split-K slice, slice 0 too, writes alpha times
      * its partial to a slab (slab s), so that C stays intact for the fixup; p.work is the
      * workspace after the guard's bytes. */
@@ -159,7 +160,7 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
         }
         tc_cp_async_wait<0>();
         __syncthreads(); /* the next tile's prologue overwrites the stages */
-        if (tile + gridDim.x >= ntiles) mb_grid_launch_next(); /* this block's last tile */
+        if (dep && tile + gridDim.x >= ntiles) mb_grid_launch_next(); /* its last tile */
         /* 3xTF32: a tile with an out-of-range element in its panels stores nothing (its
          * bit is set; the fixup recomputes the elements it owns; x3guard.cuh). */
         if constexpr (X3) {
@@ -305,7 +306,11 @@ static cudaError_t tc_gemm_launch_s(const mb_gemm_args *p, const mb_gemm_args *q
                                                             X3 ? 1 : 0);
     const int64_t blocks = tail.t0 + (tiles - tail.t0) * tail.S;
     const dim3 grid(mb_grid_dim(blocks, MB_GRID_X_MAX), (unsigned)sp.S);
-    /* A dependent launch of one wave keeps to as many blocks per SM as an idle GPU gives it. */
+    /* A dependent launch only where it is one wave and can keep to as many blocks per SM as
+     * an idle GPU gives it (one H100: 512^3 to 1024^3 2-10% faster; a dependent launch
+     * without the cap was up to 16% slower at 896^3 and 1024^3, where the next call's blocks
+     * crowded the SMs that freed first; letting the next call be scheduled before the main
+     * loop's end, even capped, 11% slower at 640^3 and 768^3). */
     size_t lsmem = smem;
     if (p->pdl) {
         int optin = 0;
@@ -317,9 +322,10 @@ static cudaError_t tc_gemm_launch_s(const mb_gemm_args *p, const mb_gemm_args *q
         if (e != cudaSuccess) return e;
     }
     cudaLaunchAttribute gattr[1];
-    const cudaLaunchConfig_t gcfg = mb_launch_cfg(gattr, grid, dim3(Cfg::NTHREADS), lsmem, s, p->pdl);
+    const bool dep = lsmem > smem;
+    const cudaLaunchConfig_t gcfg = mb_launch_cfg(gattr, grid, dim3(Cfg::NTHREADS), lsmem, s, dep);
     e = cudaLaunchKernelEx(&gcfg, tc_gemm_kernel<Cfg, OP, AKC, BKC, SPLIT>, *q, a_vec, b_vec,
-                           sp.kc, shift, tail, g);
+                           sp.kc, shift, tail, g, dep);
     if (e == cudaSuccess) e = cudaGetLastError();
     if (e == cudaSuccess && tail.S > 1) {
         const dim3 rgrid((unsigned)(tiles - tail.t0), (unsigned)mb_cdiv((int64_t)Cfg::BM * Cfg::BN, 256));
