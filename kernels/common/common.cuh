@@ -61,13 +61,13 @@ static inline cudaError_t mb_smem_limit_once(const void *func, int bytes, unsign
 
 /* The dynamic shared memory that keeps a grid of `blocks` blocks to at most
  * ceil(blocks / SMs) of them on any SM, for a grid of one wave (per_sm: the blocks of `smem`
- * bytes an SM holds at least). A grid launched on an idle GPU is spread so anyway; one
+ * bytes an SM holds at least), where cap. A grid launched on an idle GPU is spread so anyway; one
  * scheduled while the grid before it drains (programmatic dependent launch) is not: its
  * blocks take the slots as they free, and an SM that frees early is handed more of them than
  * the others, and ends last. *bytes: smem, or the raised amount where that caps the blocks
  * per SM; *optin: the most a block may ask (the kernel's MaxDynamicSharedMemorySize must
  * allow *bytes). */
-static inline cudaError_t mb_one_wave_smem(size_t smem, int64_t blocks, int per_sm,
+static inline cudaError_t mb_one_wave_smem(size_t smem, int64_t blocks, int per_sm, int cap,
                                            size_t *bytes, int *optin) {
     static int cache[MB_MAX_DEVICES][3]; /* per SM, reserved per block, opt-in per block */
     int dev = 0, sms = 0;
@@ -90,10 +90,10 @@ static inline cudaError_t mb_one_wave_smem(size_t smem, int64_t blocks, int per_
     }
     *optin = v[2];
     const int64_t want = mb_cdiv(blocks, sms); /* blocks per SM when spread */
-    if (sms <= 0 || want >= per_sm) return cudaSuccess;
+    if (!cap || sms <= 0 || want >= per_sm) return cudaSuccess;
     /* want + 1 blocks of this size exceed the SM's shared memory; want of them fit */
-    const int64_t cap = v[0] / (want + 1) - v[1] + 128;
-    if (cap > (int64_t)smem && cap <= v[2]) *bytes = (size_t)cap;
+    const int64_t b = v[0] / (want + 1) - v[1] + 128;
+    if (b > (int64_t)smem && b <= v[2]) *bytes = (size_t)b;
     return cudaSuccess;
 }
 

@@ -292,10 +292,6 @@ static cudaError_t tc_gemm_launch_s(const mb_gemm_args *p, const mb_gemm_args *q
     typedef typename Cfg::T T;
     constexpr bool X3 = OP == TC_OP_TF32X3;
     const size_t smem = Cfg::smem_bytes(AKC, BKC, OP == TC_OP_TF32X3);
-    static unsigned long long smem_set; /* devices whose limit is raised (this kernel) */
-    cudaError_t e = mb_smem_limit_once((const void *)tc_gemm_kernel<Cfg, OP, AKC, BKC, SPLIT>,
-                                       (int)smem, &smem_set);
-    if (e != cudaSuccess) return e;
     const bool a_vec = tc_vec16<T>(p->A, p->lda), b_vec = tc_vec16<T>(p->B, p->ldb);
     const int64_t tiles = mb_cdiv(p->m, Cfg::BM) * mb_cdiv(p->n, Cfg::BN);
     const int shift = tc_edge_shift<Cfg, AKC, BKC>(p);
@@ -310,17 +306,18 @@ static cudaError_t tc_gemm_launch_s(const mb_gemm_args *p, const mb_gemm_args *q
      * an idle GPU gives it (one H100: 512^3 to 1024^3 2-10% faster; a dependent launch
      * without the cap was up to 16% slower at 896^3 and 1024^3, where the next call's blocks
      * crowded the SMs that freed first; letting the next call be scheduled before the main
-     * loop's end, even capped, 11% slower at 640^3 and 768^3). */
+     * loop's end, even capped, 11% slower at 640^3 and 768^3). The kernel's limit is the
+     * opt-in maximum whatever the call: one value, which calls from several threads cannot
+     * race to set differently. */
     size_t lsmem = smem;
-    if (p->pdl) {
-        int optin = 0;
-        e = mb_one_wave_smem(smem, (int64_t)grid.x * grid.y, Cfg::MIN_BLOCKS, &lsmem, &optin);
-        static unsigned long long optin_set; /* devices whose limit is the opt-in maximum */
-        if (e == cudaSuccess && lsmem > smem)
-            e = mb_smem_limit_once((const void *)tc_gemm_kernel<Cfg, OP, AKC, BKC, SPLIT>, optin,
-                                   &optin_set);
-        if (e != cudaSuccess) return e;
-    }
+    int optin = 0;
+    cudaError_t e = mb_one_wave_smem(smem, (int64_t)grid.x * grid.y, Cfg::MIN_BLOCKS, p->pdl,
+                                     &lsmem, &optin);
+    static unsigned long long smem_set; /* devices whose limit is raised (this kernel) */
+    if (e == cudaSuccess)
+        e = mb_smem_limit_once((const void *)tc_gemm_kernel<Cfg, OP, AKC, BKC, SPLIT>, optin,
+                               &smem_set);
+    if (e != cudaSuccess) return e;
     cudaLaunchAttribute gattr[1];
     const bool dep = lsmem > smem;
     const cudaLaunchConfig_t gcfg = mb_launch_cfg(gattr, grid, dim3(Cfg::NTHREADS), lsmem, s, dep);
