@@ -27,10 +27,11 @@
  *     executes griddepcontrol.wait (mb_grid_wait) in every block before it touches global
  *     memory or lets the next kernel be scheduled (griddepcontrol.launch_dependents), so
  *     that what follows it may take every earlier kernel in the stream as finished (the
- *     range guard's zeroing kernel, x3guard.cuh). Any kernel so launched waits in every
- *     block before it touches memory that an earlier kernel writes, or writes memory that
- *     one reads, and before it ends. Results do not depend on pdl (only when kernels start),
- *     so they are bitwise the same either way.
+ *     range guard's zeroing kernel, x3guard.cuh; the tensor-core gemm kernel where its grid
+ *     is one wave capped to ceil(blocks / SMs) blocks per SM, tc_kernel.cuh). Any kernel so
+ *     launched waits in every block before it touches memory that an earlier kernel writes,
+ *     or writes memory that one reads, and before it ends. Results do not depend on pdl (only
+ *     when kernels start), so they are bitwise the same either way.
  *   - gemm: `pool` (may be NULL) is the handle's stream-ordered memory pool; a launcher may
  *     take scratch memory from it (cudaMallocFromPoolAsync) for copies of its operands and
  *     frees it (cudaFreeAsync) in stream order before it returns.
