@@ -59,14 +59,14 @@ static inline cudaError_t mb_smem_limit_once(const void *func, int bytes, unsign
     return e;
 }
 
-/* The dynamic shared memory that keeps a grid of `blocks` blocks to at most
- * ceil(blocks / SMs) of them on any SM, for a grid of one wave (per_sm: the blocks of `smem`
- * bytes an SM holds at least), where cap. A grid launched on an idle GPU is spread so anyway; one
- * scheduled while the grid before it drains (programmatic dependent launch) is not: its
- * blocks take the slots as they free, and an SM that frees early is handed more of them than
- * the others, and ends last. *bytes: smem, or the raised amount where that caps the blocks
- * per SM; *optin: the most a block may ask (the kernel's MaxDynamicSharedMemorySize must
- * allow *bytes). */
+/* With cap: the dynamic shared memory that keeps a grid of `blocks` blocks of `smem` bytes
+ * to at most ceil(blocks / SMs) of them on any SM, for a grid of one wave (per_sm: the blocks
+ * an SM holds at least). A grid launched on an idle GPU is spread so anyway; one scheduled
+ * while the grid before it drains (programmatic dependent launch) is not: its blocks take the
+ * slots as they free, an SM that frees early is handed more of them than the others, and it
+ * ends last. *bytes: smem, or the raised amount where that caps the blocks per SM (never
+ * without cap); *optin: the most a block may ask (the kernel's MaxDynamicSharedMemorySize
+ * must allow *bytes). */
 static inline cudaError_t mb_one_wave_smem(size_t smem, int64_t blocks, int per_sm, int cap,
                                            size_t *bytes, int *optin) {
     static int cache[MB_MAX_DEVICES][3]; /* per SM, reserved per block, opt-in per block */
