@@ -303,10 +303,10 @@ static cudaError_t tc_gemm_launch_s(const mb_gemm_args *p, const mb_gemm_args *q
     const int64_t blocks = tail.t0 + (tiles - tail.t0) * tail.S;
     const dim3 grid(mb_grid_dim(blocks, MB_GRID_X_MAX), (unsigned)sp.S);
     /* A dependent launch only where it is one wave and can keep to as many blocks per SM as
-     * an idle GPU gives it (one H100: 512^3 to 1024^3 2-10% faster; a dependent launch
-     * without the cap was up to 16% slower at 896^3 and 1024^3, where the next call's blocks
-     * crowded the SMs that freed first; letting the next call be scheduled before the main
-     * loop's end, even capped, 11% slower at 640^3 and 768^3). The kernel's limit is the
+     * an idle GPU gives it (one H100, perf/results/h100/dgemm-pdl/: 512^3 to 1024^3 2-10%
+     * faster; without the cap up to 16% slower at 896^3 and 1024^3, where the next call's
+     * blocks crowded the SMs that freed first; letting the next call be scheduled before the
+     * main loop's end, even capped, 11% slower at 640^3 and 768^3). The kernel's limit is the
      * opt-in maximum whatever the call: one value, which calls from several threads cannot
      * race to set differently. */
     size_t lsmem = smem;

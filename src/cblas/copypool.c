@@ -18,7 +18,8 @@
  * and fn/ctx stay valid until `done` reaches n, which cannot happen before every claimed item
  * has finished. A job runs on its caller and workers 0 .. nthreads - 2 only (job_workers):
  * workers started for an earlier, wider job sit it out, asleep, so a copy never runs on more
- * threads than asked for (one GPU's dgemm 8192 ran 22% slower on 32 threads than on 16).
+ * threads than asked for (on two H200s one GPU's dgemm 8192 ran 22% slower on 32 threads
+ * than on 16: perf/results/h200x2/copythreads32-8192.txt).
  * Idle workers spin on the generation for a short while (back-to-back copies find them
  * awake), then sleep on a condition variable.
  */
