@@ -282,15 +282,16 @@ __device__ __forceinline__ void tc_mainloop_f64_lean2(double (&acc)[Cfg::MI][Cfg
     const int64_t adv_a = AKC ? BK : BK * p.lda, adv_b = BKC ? BK : BK * p.ldb;
     const double *ga = (const double *)p.A + (AKC ? (m0 + ao) * p.lda + ai : ao * p.lda + m0 + ai);
     const double *gb = (const double *)p.B + (BKC ? (n0 + bo) * p.ldb + bi : bo * p.ldb + n0 + bi);
-    double *da = sA + ao * A_LDS + ai, *db = sB + bo * B_LDS + bi;
+    double *da = sA + ao * A_LDS + tc_swz<Cfg::SWZ>(ao, ai);
+    double *db = sB + bo * B_LDS + tc_swz<Cfg::SWZ>(bo, bi);
     /* Prologue: k-tiles 0 .. S - 2 (empty groups past the end keep the count); then the
      * sources move to k-tile S - 1, the first the loop copies (or the last k-tile, when
      * there are fewer). */
 #pragma unroll
     for (int s = 0; s < S - 1; ++s) {
         if (s < KT) {
-            tc_copy_lean<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS>(da + s * AE, ga, p.lda);
-            tc_copy_lean<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS>(db + s * BE, gb, p.ldb);
+            tc_copy_lean<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS, false, Cfg::SWZ>(da + s * AE, ga, p.lda);
+            tc_copy_lean<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS, false, Cfg::SWZ>(db + s * BE, gb, p.ldb);
         }
         tc_cp_async_commit();
         if (s + 1 < KT) {
@@ -319,8 +320,8 @@ __device__ __forceinline__ void tc_mainloop_f64_lean2(double (&acc)[Cfg::MI][Cfg
 #pragma unroll
             for (int mi = 0; mi < MI; ++mi) tc_mma_f64<2>(acc[mi][ni], a0[mi], b0[ni]);
             if (ni == 1) {
-                tc_copy_lean<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS>(da + ls * AE, ga, p.lda);
-                tc_copy_lean<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS>(db + ls * BE, gb, p.ldb);
+                tc_copy_lean<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS, false, Cfg::SWZ>(da + ls * AE, ga, p.lda);
+                tc_copy_lean<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS, false, Cfg::SWZ>(db + ls * BE, gb, p.ldb);
                 tc_cp_async_commit();
                 if (kt + S < KT) {
                     ga += adv_a;
@@ -396,7 +397,8 @@ __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg:
                        (AKC ? (m0 + ao) * p.lda + ai : ao * p.lda + m0 + ai) + k1 * adv_a;
     const double *gb = (const double *)p.B +
                        (BKC ? (n0 + bo) * p.ldb + bi : bo * p.ldb + n0 + bi) + k1 * adv_b;
-    double *da = sA + ao * A_LDS + ai, *db = sB + bo * B_LDS + bi;
+    double *da = sA + ao * A_LDS + tc_swz<Cfg::SWZ>(ao, ai);
+    double *db = sB + bo * B_LDS + tc_swz<Cfg::SWZ>(bo, bi);
 
     double a0[MI][4], a1[MI][4], b0[NI][2], b1[NI][2];
     auto mma0 = [&](int mi, int n_lo, int n_hi) {
@@ -431,9 +433,9 @@ __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg:
             if (mi == 1) {
                 /* No branch, so that ptxas may spread the copies among the mma: past the
                  * last k-tile the last one is copied again, into a buffer nothing reads. */
-                tc_copy_lean<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS, true>(da + ls * AE, ga,
+                tc_copy_lean<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS, true, Cfg::SWZ>(da + ls * AE, ga,
                                                                               p.lda);
-                tc_copy_lean<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS, true>(db + ls * BE, gb,
+                tc_copy_lean<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS, true, Cfg::SWZ>(db + ls * BE, gb,
                                                                               p.ldb);
                 tc_cp_async_commit();
                 if (kt + S < KT) {

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Builds ./sweep (in this folder) from any cwd. Flags as the library's CMake Release build
 # (-O3 -DNDEBUG, C++17, --expt-relaxed-constexpr; no -lineinfo, no fast math); sm_90.
-# 13 translation units compile in parallel (each family file twice, -DSW_PART=0/1, half of its
+# 15 translation units compile in parallel (each family file twice, -DSW_PART=0/1, half of its
 # configs each); ptxas -v output of each goes to build-<unit>.log (registers/spills per kernel;
 # the sweep also prints them at run time).
 set -u
@@ -13,7 +13,7 @@ ARCH=${SWEEP_ARCH:-sm_90}
 FLAGS="-O3 -DNDEBUG -std=c++17 -arch=$ARCH --expt-relaxed-constexpr -Xcompiler=-Wall
        -I../../include -I../../kernels -I../../src -Xptxas -v"
 units=()
-for f in sweep_lib sweep_dmma sweep_dmid sweep_tf32x3 sweep_simt_s sweep_simt_d; do
+for f in sweep_lib sweep_dmma sweep_dmid sweep_dswz sweep_tf32x3 sweep_simt_s sweep_simt_d; do
   units+=("$f:0" "$f:1")
 done
 units+=("sweep:-")

@@ -4,6 +4,7 @@
  * library build; see README in this folder). Families (sweep_<family>.cu):
  *   dmma    dgemm, FP64 tensor cores (tc_common.cuh, TC_OP_DMMA)     vs cublasDgemm
  *   dmid    the same at mid sizes (512 ... 4096), with forced split-K slice counts
+ *   dswz    the same with the swizzled, unpadded FP64 layout (tc_cfg SWZ), 512 ... 2048
  *   tf32x3  sgemm, 3xTF32 tensor cores (tc_common.cuh, TC_OP_TF32X3) vs cublasSgemm (FP32 math)
  *   simt_s  sgemm, warp-tiled SIMT (10_warptiled.cu / 11_tuned.cu)  vs cublasSgemm
  *   simt_d  dgemm, warp-tiled SIMT                                   vs cublasDgemm
@@ -368,6 +369,12 @@ int main(int argc, char **argv) {
           {1024, 1024, 1024}, {1152, 1152, 1152}, {1280, 1280, 1280}, {1536, 1536, 1536},
           {2048, 2048, 2048}, {2560, 2560, 2560}, {3072, 3072, 3072}, {4096, 4096, 4096}},
          1e-10, mb_dgemm_dmma, "lib:mb_dgemm_dmma"},
+        {"dswz", true, cat(sw_dswz_p0, sw_dswz_n_p0, sw_dswz_p1, sw_dswz_n_p1),
+         {{512, 512, 512}, {640, 640, 640}, {768, 768, 768}, {896, 896, 896}, {1024, 1024, 1024},
+          {1152, 1152, 1152}, {1280, 1280, 1280}, {1408, 1408, 1408}, {1536, 1536, 1536},
+          {1664, 1664, 1664}, {1792, 1792, 1792}, {1920, 1920, 1920}, {2048, 2048, 2048},
+          {4096, 4096, 4096}},
+         1e-10, mb_dgemm_dmma, "lib:mb_dgemm_dmma"},
         {"tf32x3", false, cat(sw_tf32x3_p0, sw_tf32x3_n_p0, sw_tf32x3_p1, sw_tf32x3_n_p1), {{4096, 4096, 4096}, {8192, 8192, 8192}},
          1e-3, mb_sgemm_tf32x3, "lib:mb_sgemm_tf32x3"},
         {"simt_s", false, cat(sw_simt_s_p0, sw_simt_s_n_p0, sw_simt_s_p1, sw_simt_s_n_p1),
@@ -389,7 +396,7 @@ int main(int argc, char **argv) {
             bool known = false;
             for (auto &f : fams) known |= !strcmp(f.id, argv[i]);
             if (!known) {
-                fprintf(stderr, "usage: %s [dmma|dmid|tf32x3|simt_s|simt_d ...] [--resume FAMILY SHAPE CONFIG]\n",
+                fprintf(stderr, "usage: %s [dmma|dmid|dswz|tf32x3|simt_s|simt_d ...] [--resume FAMILY SHAPE CONFIG]\n",
                         argv[0]);
                 return 1;
             }

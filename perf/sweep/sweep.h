@@ -34,6 +34,7 @@ typedef struct {
     extern const int sw_##id##_n_p1;
 SW_FAMILY(dmma)
 SW_FAMILY(dmid)
+SW_FAMILY(dswz)
 SW_FAMILY(tf32x3)
 SW_FAMILY(simt_s)
 SW_FAMILY(simt_d)

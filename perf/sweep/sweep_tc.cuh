@@ -44,3 +44,11 @@ template <class Cfg, int OP> static cudaError_t sw_tc_info(cudaFuncAttributes *a
      tc_cfg<T, BM, BN, BK, WM, WN, ST, MB, DK, PP, LN>::smem_bytes(false, true,                \
                                                                     OP == TC_OP_TF32X3),      \
      tc_cfg<T, BM, BN, BK, WM, WN, ST, MB, DK, PP, LN>::NTHREADS}
+/* SW_TC_XS with the swizzled, unpadded FP64 layout (tc_cfg SWZ = true). Name: ...lLN/S<S>/z. */
+#define SW_TC_XZ(T, OP, BM, BN, BK, WM, WN, ST, MB, DK, PP, LN, S, note)                      \
+    {#BM "x" #BN "x" #BK "/w" #WM "x" #WN "/s" #ST "/b" #MB "/k" #DK "p" #PP "l" #LN "/S" #S   \
+         "/z",                                                                                 \
+     note, &sw_tc_launch<tc_cfg<T, BM, BN, BK, WM, WN, ST, MB, DK, PP, LN, true>, OP, S>,      \
+     &sw_tc_info<tc_cfg<T, BM, BN, BK, WM, WN, ST, MB, DK, PP, LN, true>, OP>,                 \
+     tc_cfg<T, BM, BN, BK, WM, WN, ST, MB, DK, PP, LN, true>::smem_bytes(false, true, false),  \
+     tc_cfg<T, BM, BN, BK, WM, WN, ST, MB, DK, PP, LN, true>::NTHREADS}
