@@ -39,7 +39,7 @@ typedef struct pcase {
  * tiles in 2 slices; 2048x1664x512 208 tiles (persistent, 2 tiles for some blocks); 1000^3
  * edge tiles; dgemm dmma 8192x128x8192 split-K, 2560x2560x512 a split last wave. Quick sizes
  * (compute-sanitizer): 512^3 split-K, 1664x1536x64 156 tiles (persistent), dgemm 257x129x2051
- * its tiny tile split in k, 1536x1536x256 one wave of big tiles + 24 (split last wave). dgemm
+ * its tiny tile split in k, 1536x1536x1024 one wave of big tiles + 24 (split last wave). dgemm
  * auto at 512^3, 640^3 and 1024^3 is one wave whose gemm kernel is itself a dependent launch
  * (capped to ceil(blocks / SMs) per SM, tc_kernel.cuh): in a chain it must wait for the call
  * before it, whose C it reads as A. */
@@ -56,7 +56,7 @@ static const pcase cases[] = {
     {MINIBLAS_OP_SGEMM, "wgmma_tf32x3", MiniblasNoTrans, MiniblasNoTrans, 1024, 1024, 1024, 512, 512, 512, "split-K"},
     {MINIBLAS_OP_SGEMM, "tf32x3", MiniblasNoTrans, MiniblasTrans, 1024, 1024, 1024, 512, 512, 512, "split-K"},
     {MINIBLAS_OP_DGEMM, "dmma", MiniblasNoTrans, MiniblasNoTrans, 8192, 128, 8192, 257, 129, 2051, "split-K"},
-    {MINIBLAS_OP_DGEMM, "dmma", MiniblasTrans, MiniblasNoTrans, 2560, 2560, 512, 1536, 1536, 256, "last wave split"},
+    {MINIBLAS_OP_DGEMM, "dmma", MiniblasTrans, MiniblasNoTrans, 2560, 2560, 512, 1536, 1536, 1024, "last wave split"},
     {MINIBLAS_OP_DGEMM, "auto", MiniblasNoTrans, MiniblasNoTrans, 1024, 1024, 1024, 512, 512, 512, "auto"},
     {MINIBLAS_OP_DGEMM, "auto", MiniblasNoTrans, MiniblasTrans, 640, 640, 640, 640, 640, 640, "one capped wave"},
 };

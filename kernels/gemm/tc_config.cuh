@@ -22,9 +22,10 @@
  *   TC_PIPE_STREAM  A fragments of a step held, B fragments streamed one n tile ahead, the
  *                   next step's A (and the next stage's first step, after the barrier, which
  *                   sits before the stage's last mma column) loaded during the last column:
- *                   tc_mainloop_f64_stream; with BK = 2 DK = 16 the tiles wholly inside
- *                   the matrix (k a multiple of BK, 16-byte copies) run
- *                   tc_mainloop_f64_lean2 instead (lean copies, unrolled by the stages)
+ *                   tc_mainloop_f64_stream; with DK = 8, BK a multiple of 16 and at least
+ *                   two n tiles per warp, the tiles wholly inside the matrix (k a multiple
+ *                   of BK, 16-byte copies) run tc_mainloop_f64_lean instead (lean copies,
+ *                   two fragment sets by step, unrolled by the stages)
  *   TC_PIPE_XMMA    m16n8k8, BK = 16: the fragments for the next k step, the stage's
  *                   copies, the wait and the barrier all among the mma (cuBLAS's schedule):
  *                   tc_mainloop_f64_xmma; tiles it cannot take (edges that cannot be

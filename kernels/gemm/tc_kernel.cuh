@@ -89,11 +89,11 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
         unsigned gmx, gmn; /* 3xTF32 range guard over the elements this thread splits */
         x3g_init(gmx, gmn);
 
-        /* The interior tiles of a TC_PIPE_STREAM kernel with two m16n8k8 steps per stage run
-         * tc_mainloop_f64_lean2, prologue included. */
+        /* The interior tiles of a TC_PIPE_STREAM kernel with an even number of m16n8k8 steps
+         * per stage run tc_mainloop_f64_lean, prologue included. */
         bool lean = false;
         if constexpr (OP == TC_OP_DMMA && Cfg::PIPE == TC_PIPE_STREAM && Cfg::DK == 8 &&
-                      Cfg::BK == 16)
+                      Cfg::BK % 16 == 0 && Cfg::NI >= 2)
             lean = a_vec && b_vec && p.k % Cfg::BK == 0 && m0 + Cfg::BM <= p.m &&
                    n0 + Cfg::BN <= p.n;
         /* Prologue: STAGES-1 k-tiles in flight (empty groups past the end keep the count). */
@@ -115,10 +115,10 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
                                                     lane);
         }
         if constexpr (OP == TC_OP_DMMA && Cfg::PIPE == TC_PIPE_STREAM) {
-            if constexpr (Cfg::DK == 8 && Cfg::BK == 16)
+            if constexpr (Cfg::DK == 8 && Cfg::BK % 16 == 0 && Cfg::NI >= 2)
                 if (lean)
-                    tc_mainloop_f64_lean2<Cfg, AKC, BKC>(acc, sA, sB, p, m0, n0, KT, tid, wm0,
-                                                         wn0, lane);
+                    tc_mainloop_f64_lean<Cfg, AKC, BKC>(acc, sA, sB, p, m0, n0, KT, tid, wm0,
+                                                        wn0, lane);
             if (!lean)
                 tc_mainloop_f64_stream<Cfg, AKC, BKC>(acc, sA, sB, p, m0, n0, KT, a_vec, b_vec,
                                                       tid, wm0, wn0, lane);

@@ -3,7 +3,7 @@
  * Tensor-core GEMM (tc_common.cuh): the per-warp products of one shared-memory stage
  * (tc_warp_mma for DMMA / TF32, tc_warp_mma_x3 for 3xTF32) and the FP64 main loops of the
  * TC_PIPE_STREAM and TC_PIPE_XMMA pipelines (tc_mainloop_f64_stream and, for its interior
- * tiles of two m16n8k8 steps, tc_mainloop_f64_lean2; tc_mainloop_f64_xmma);
+ * tiles of an even number of m16n8k8 steps, tc_mainloop_f64_lean; tc_mainloop_f64_xmma);
  * the other pipelines' loop is in the kernel (tc_kernel.cuh).
  */
 #ifndef MINIBLAS_GEMM_TC_MAINLOOP_CUH
@@ -245,32 +245,34 @@ __device__ __forceinline__ void tc_mainloop_f64_stream(double (&acc)[Cfg::MI][Cf
     }
 }
 
-/* FP64 main loop with TC_PIPE_STREAM for the tiles wholly inside the matrix, when BK = 2 DK
- * = 16 (two m16n8k8 steps per stage), k a multiple of BK and 16-byte copies: the small tile's
- * interior tiles (the others run tc_mainloop_f64_stream). The stream loop's copies are the
- * generic guarded ones (a branch per path and per-chunk bounds arithmetic on every k-tile)
- * and its fragments move from "next" to "current" registers every column; here, as in the
- * XMMA loop, the copies are the lean ones without a branch (past the last k-tile the last one
- * is copied again, into a buffer nothing reads) and the loop is unrolled by the S stages, so
- * the buffer offsets are constants and the two fragment sets a0 / b0 (step 0) and a1 / b1
- * (step 1) alternate by name. The prologue (k-tiles 0 .. S - 2) is here too, with the same
- * lean copies: with the kernel's guarded one the small tile's kernel spilled. Per k-tile in
- * stage cs:
- *   step 0: mma (mi, 0) of every row tile, then step 1's A and B fragments, mma (mi, 1), the
- *           copies of k-tile kt + S - 1 into buffer (cs + S - 1) % S, the other columns;
- *   step 1: mma (mi, 0) of every row tile (all reads of stage cs are issued by then), wait
- *           for k-tile kt + 1 and the barrier, the next stage's step-0 fragments, the other
- *           columns.
+/* FP64 main loop with TC_PIPE_STREAM for the tiles wholly inside the matrix, when DK = 8 and
+ * BK an even number NS of m16n8k8 steps (16 or 32), k a multiple of BK and 16-byte copies
+ * (the others run tc_mainloop_f64_stream). The stream loop's copies are the generic guarded
+ * ones (a branch per path and per-chunk bounds arithmetic on every k-tile) and its fragments
+ * move from "next" to "current" registers every column; here, as in the XMMA loop, the
+ * copies are the lean ones without a branch (past the last k-tile the last one is copied
+ * again, into a buffer nothing reads) and the loop is unrolled by the S stages, so the
+ * buffer offsets are constants and two fragment sets F0 / F1 alternate by step (F0 the even
+ * steps, F1 the odd). The prologue (k-tiles 0 .. S - 2) is here too, with the same lean
+ * copies: with the kernel's guarded one the small tile's kernel spilled. Per k-tile in stage
+ * cs, step s:
+ *   s < NS - 1: mma (mi, 0) of every row tile, then step s + 1's A and B fragments into the
+ *               other set, the other columns; after step 0's column 1 the copies of A for
+ *               k-tile kt + S - 1 into buffer (cs + S - 1) % S, after step 1's (step 0's when
+ *               NS = 2) those of B;
+ *   s = NS - 1: mma (mi, 0) of every row tile (all reads of stage cs are issued by then),
+ *               wait for k-tile kt + 1 and the barrier, the next stage's step-0 fragments
+ *               into F0, the other columns (F1: NS is even).
  * Each accumulator takes the same mma on the same fragments in the same k order as in
  * tc_mainloop_f64_stream, so C is bitwise the same. */
 template <class Cfg, bool AKC, bool BKC>
-__device__ __forceinline__ void tc_mainloop_f64_lean2(double (&acc)[Cfg::MI][Cfg::NI][4],
-                                                      double *sA, double *sB,
-                                                      const mb_gemm_args &p, int64_t m0,
-                                                      int64_t n0, int64_t KT, int tid, int wm0,
-                                                      int wn0, int lane) {
-    static_assert(Cfg::DK == 8 && Cfg::BK == 16, "two m16n8k8 steps per stage");
-    constexpr int S = Cfg::STAGES, BK = Cfg::BK, MI = Cfg::MI, NI = Cfg::NI;
+__device__ __forceinline__ void tc_mainloop_f64_lean(double (&acc)[Cfg::MI][Cfg::NI][4],
+                                                     double *sA, double *sB,
+                                                     const mb_gemm_args &p, int64_t m0,
+                                                     int64_t n0, int64_t KT, int tid, int wm0,
+                                                     int wn0, int lane) {
+    constexpr int S = Cfg::STAGES, BK = Cfg::BK, MI = Cfg::MI, NI = Cfg::NI, NS = BK / 8;
+    static_assert(Cfg::DK == 8 && NS % 2 == 0 && NI >= 2, "an even number of m16n8k8 steps");
     constexpr int AE = Cfg::a_elems(AKC), BE = Cfg::b_elems(BKC);
     /* Copies: as in tc_mainloop_f64_xmma (without its L2 prefetch, as the stream loop). */
     constexpr int A_OUT = AKC ? Cfg::BM : BK, A_IN = AKC ? BK : Cfg::BM;
@@ -284,14 +286,22 @@ __device__ __forceinline__ void tc_mainloop_f64_lean2(double (&acc)[Cfg::MI][Cfg
     const double *gb = (const double *)p.B + (BKC ? (n0 + bo) * p.ldb + bi : bo * p.ldb + n0 + bi);
     double *da = sA + ao * A_LDS + tc_swz<Cfg::SWZ>(ao, ai);
     double *db = sB + bo * B_LDS + tc_swz<Cfg::SWZ>(bo, bi);
+    auto copy_a = [&](int buf) {
+        tc_copy_lean<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS, false, Cfg::SWZ>(da + buf * AE,
+                                                                                 ga, p.lda);
+    };
+    auto copy_b = [&](int buf) {
+        tc_copy_lean<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS, false, Cfg::SWZ>(db + buf * BE,
+                                                                                 gb, p.ldb);
+    };
     /* Prologue: k-tiles 0 .. S - 2 (empty groups past the end keep the count); then the
      * sources move to k-tile S - 1, the first the loop copies (or the last k-tile, when
      * there are fewer). */
 #pragma unroll
     for (int s = 0; s < S - 1; ++s) {
         if (s < KT) {
-            tc_copy_lean<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS, false, Cfg::SWZ>(da + s * AE, ga, p.lda);
-            tc_copy_lean<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS, false, Cfg::SWZ>(db + s * BE, gb, p.ldb);
+            copy_a(s);
+            copy_b(s);
         }
         tc_cp_async_commit();
         if (s + 1 < KT) {
@@ -300,47 +310,49 @@ __device__ __forceinline__ void tc_mainloop_f64_lean2(double (&acc)[Cfg::MI][Cfg
         }
     }
 
-    double a0[MI][4], a1[MI][4], b0[NI][2], b1[NI][2];
+    /* The step after whose column 1 B is copied and the group committed: before the last
+     * step, whose wait counts this k-tile's group. */
+    constexpr int CB = NS > 2 ? 1 : 0;
+    double a[2][MI][4], b[2][NI][2];
     /* Groups committed: S - 1 (the prologue); k-tile 0 is group 0. */
     tc_cp_async_wait<S - 2>();
     __syncthreads();
-    tc_gather_a_f64<Cfg, AKC, 2>(a0, sA, wm0, 0, lane);
-    tc_gather_b_f64<Cfg, BKC, 2>(b0, sB, wn0, 0, lane);
+    tc_gather_a_f64<Cfg, AKC, 2>(a[0], sA, wm0, 0, lane);
+    tc_gather_b_f64<Cfg, BKC, 2>(b[0], sB, wn0, 0, lane);
     auto tile = [&](int64_t kt, int cs) {
         const int ns = (cs + 1) % S, ls = (cs + S - 1) % S;
         const double *cA = sA + cs * AE, *cB = sB + cs * BE;
         const double *nA = sA + ns * AE, *nB = sB + ns * BE;
-        /* step 0 */
 #pragma unroll
-        for (int mi = 0; mi < MI; ++mi) tc_mma_f64<2>(acc[mi][0], a0[mi], b0[0]);
-        tc_gather_a_f64<Cfg, AKC, 2>(a1, cA, wm0, 8, lane);
-        tc_gather_b_f64<Cfg, BKC, 2>(b1, cB, wn0, 8, lane);
+        for (int st = 0; st < NS; ++st) {
+            const int f = st & 1;
 #pragma unroll
-        for (int ni = 1; ni < NI; ++ni) {
+            for (int mi = 0; mi < MI; ++mi) tc_mma_f64<2>(acc[mi][0], a[f][mi], b[f][0]);
+            if (st + 1 < NS) {
+                tc_gather_a_f64<Cfg, AKC, 2>(a[f ^ 1], cA, wm0, 8 * (st + 1), lane);
+                tc_gather_b_f64<Cfg, BKC, 2>(b[f ^ 1], cB, wn0, 8 * (st + 1), lane);
+            } else {
+                /* Groups committed: S - 1 + kt + 1; k-tile kt + 1 is group kt + 1. */
+                tc_cp_async_wait<S - 2>();
+                __syncthreads();
+                tc_gather_b_f64<Cfg, BKC, 2>(b[0], nB, wn0, 0, lane);
+                tc_gather_a_f64<Cfg, AKC, 2>(a[0], nA, wm0, 0, lane);
+            }
 #pragma unroll
-            for (int mi = 0; mi < MI; ++mi) tc_mma_f64<2>(acc[mi][ni], a0[mi], b0[ni]);
-            if (ni == 1) {
-                tc_copy_lean<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS, false, Cfg::SWZ>(da + ls * AE, ga, p.lda);
-                tc_copy_lean<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS, false, Cfg::SWZ>(db + ls * BE, gb, p.ldb);
-                tc_cp_async_commit();
-                if (kt + S < KT) {
-                    ga += adv_a;
-                    gb += adv_b;
+            for (int ni = 1; ni < NI; ++ni) {
+#pragma unroll
+                for (int mi = 0; mi < MI; ++mi) tc_mma_f64<2>(acc[mi][ni], a[f][mi], b[f][ni]);
+                if (ni == 1 && st == 0) copy_a(ls);
+                if (ni == 1 && st == CB) {
+                    copy_b(ls);
+                    tc_cp_async_commit();
+                    if (kt + S < KT) {
+                        ga += adv_a;
+                        gb += adv_b;
+                    }
                 }
             }
         }
-        /* step 1 */
-#pragma unroll
-        for (int mi = 0; mi < MI; ++mi) tc_mma_f64<2>(acc[mi][0], a1[mi], b1[0]);
-        /* Groups committed: S - 1 + kt + 1; k-tile kt + 1 is group kt + 1. */
-        tc_cp_async_wait<S - 2>();
-        __syncthreads();
-        tc_gather_b_f64<Cfg, BKC, 2>(b0, nB, wn0, 0, lane);
-        tc_gather_a_f64<Cfg, AKC, 2>(a0, nA, wm0, 0, lane);
-#pragma unroll
-        for (int ni = 1; ni < NI; ++ni)
-#pragma unroll
-            for (int mi = 0; mi < MI; ++mi) tc_mma_f64<2>(acc[mi][ni], a1[mi], b1[ni]);
     };
     for (int64_t kt = 0; kt < KT; kt += S) {
 #pragma unroll
