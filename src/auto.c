@@ -22,7 +22,8 @@
  *   dgemm: `dmma` (FP64 tensor cores) beats every SIMT rung at every size measured;
  *     `streamk_dmma` (its big tile scheduled stream-K) beats it (H100) where its tiles leave
  *     a partial last wave 55-85% full within two waves, or NN with less than one wave and
- *     k >= 4096 (kernels/gemm/streamk.h, mb_sk_pays; perf/results/h100/streamk/).
+ *     k >= 4096 (kernels/gemm/streamk.h, mb_sk_pays; perf/results/h100/streamk/), if `dmma`
+ *     would run that big tile there (mb_dgemm_dmma_big) and not one of its smaller ones.
  *   omatcopy: `vectorized` at every size measured.
  *   reductions: `singlepass` with unit increments; sasum with a non-unit increment `shuffle`.
  * Not measured (no such GPU was at hand), chosen from what the hardware has:
@@ -57,9 +58,12 @@ typedef struct mb_auto_rule {
 #define BIG_AREA (1 << 21)     /* m * n from which they win */
 #define SPLITK_VOLUME (1 << 25) /* m * n * k from which the wgmma rungs (split-K) win any shape */
 
-/* dgemm rung 13 pays for this shape on this GPU (streamk.h); never with the SM count unknown */
+/* dgemm rung 13 pays for this shape on this GPU (streamk.h) and rung 12 would run the big tile
+ * rung 13 schedules (12_dmma.cu; its smaller tiles beat rung 13 where they run, e.g. 1152^3);
+ * never with the SM count unknown */
 static int streamk_pays(const mb_shape *s, const mb_target *t) {
-    return mb_sk_pays(s->m, s->n, s->k, s->trans & 1, (s->trans >> 1) & 1, t->sms);
+    return mb_sk_pays(s->m, s->n, s->k, s->trans & 1, (s->trans >> 1) & 1, t->sms) &&
+           mb_dgemm_dmma_big(s->m, s->n, s->k, t->sms);
 }
 
 /* The rows every family shares: omatcopy and the reductions. */

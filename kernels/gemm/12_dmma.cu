@@ -95,18 +95,15 @@ static const int dmma_c_small[] = {114, 69, 63, 68, 54}, dmma_c_tiny[] = {105, 1
  * 128x8192x8192; with shallower slices the split big tile lost). Ties go to the larger
  * tile. The small and tiny tiles never split k in the tiles' launch, except the tiny tile
  * where its tiles fill less than half of its slots (e.g. 257x129x2051). */
-extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s) {
-    const mb_gemm_args *p = (const mb_gemm_args *)a;
-    int sms = 132;
-    cudaError_t e = mb_device_info(&sms, NULL);
-    if (e != cudaSuccess) return e;
+enum { DMMA_BIG, DMMA_MID, DMMA_SMALL, DMMA_TINY };
+static int dmma_pick(const mb_gemm_args *p, int sms) {
     const int64_t big = mb_cdiv(p->m, 128) * mb_cdiv(p->n, 64);
-    if (big >= 6 * (int64_t)sms) return dmma_big(p, s);
+    if (big >= 3 * (int64_t)sms) return DMMA_BIG;
     const int64_t wave = DMMA_COST(2 * (int64_t)sms, 128 * 64, dmma_c_big);
     const mb_tail bt = mb_tail_plan(p, big, dmma_big_cfg::MIN_BLOCKS, dmma_big_cfg::BK,
-                                    128 * 64, sizeof(double));
+                                    128 * 64, sizeof(double), 0, sms);
     const mb_splitk bs = mb_splitk_plan(p, big, dmma_big_cfg::MIN_BLOCKS, dmma_big_cfg::BK,
-                                        sizeof(double));
+                                        sizeof(double), 0, sms);
     const int64_t tail = wave * (bt.t0 / (2 * (int64_t)sms)) + 12 * wave / (10 * bt.S);
     const int64_t cost_big = bs.S > 1 && p->k / bs.S >= 2048 ? wave / bs.S
                              : bt.S > 1                      ? tail
@@ -117,10 +114,35 @@ extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s) {
         DMMA_COST(mb_cdiv(p->m, 32) * mb_cdiv(p->n, 64), 32 * 64, dmma_c_small);
     const int64_t cost_tiny =
         DMMA_COST(mb_cdiv(p->m, 32) * mb_cdiv(p->n, 32), 32 * 32, dmma_c_tiny);
-    if (cost_big <= cost_mid && cost_big <= cost_small && cost_big <= cost_tiny)
-        return dmma_big(p, s);
-    if (cost_mid <= cost_small && cost_mid <= cost_tiny)
-        return tc_gemm_launch<dmma_mid_cfg, TC_OP_DMMA>(p, s, 1);
-    if (cost_small <= cost_tiny) return tc_gemm_launch<dmma_small_cfg, TC_OP_DMMA>(p, s, 1);
-    return tc_gemm_launch<dmma_tiny_cfg, TC_OP_DMMA>(p, s);
+    if (cost_big <= cost_mid && cost_big <= cost_small && cost_big <= cost_tiny) return DMMA_BIG;
+    if (cost_mid <= cost_small && cost_mid <= cost_tiny) return DMMA_MID;
+    return cost_small <= cost_tiny ? DMMA_SMALL : DMMA_TINY;
+}
+
+extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s) {
+    const mb_gemm_args *p = (const mb_gemm_args *)a;
+    int sms = 132;
+    cudaError_t e = mb_device_info(&sms, NULL);
+    if (e != cudaSuccess) return e;
+    switch (dmma_pick(p, sms)) {
+    case DMMA_BIG: return dmma_big(p, s);
+    case DMMA_MID: return tc_gemm_launch<dmma_mid_cfg, TC_OP_DMMA>(p, s, 1);
+    case DMMA_SMALL: return tc_gemm_launch<dmma_small_cfg, TC_OP_DMMA>(p, s, 1);
+    default: return tc_gemm_launch<dmma_tiny_cfg, TC_OP_DMMA>(p, s);
+    }
+}
+
+/* Whether mb_dgemm_dmma runs its big tile for this shape with the handle's gemm workspace on
+ * a GPU of `sms` SMs (auto's stream-K rule, src/auto.c: rung 13 is that tile scheduled
+ * stream-K, so it can only pay where rung 12 would run that tile). */
+extern "C" int mb_dgemm_dmma_big(int64_t m, int64_t n, int64_t k, int sms) {
+    if (m <= 0 || n <= 0 || k <= 0 || sms <= 0) return 0; /* no gemm kernel runs */
+    mb_gemm_args p;
+    memset(&p, 0, sizeof p);
+    p.m = m;
+    p.n = n;
+    p.k = k;
+    p.work = &p; /* only tested for NULL by the plans */
+    p.work_bytes = MB_GEMM_WORK_BYTES;
+    return dmma_pick(&p, sms) == DMMA_BIG;
 }

@@ -54,12 +54,12 @@ static inline mb_splitk mb_splitk_make(const mb_gemm_args *p, int64_t s, int bk,
 }
 
 /* The split for a grid of `tiles` blocks when `per_sm` blocks fit on an SM: split only when
- * the tiles fill less than half of the GPU's block slots, into as many slices as fill them. */
+ * the tiles fill less than half of the GPU's block slots, into as many slices as fill them.
+ * The SMs are the current device's, or `sms` when positive. */
 static inline mb_splitk mb_splitk_plan(const mb_gemm_args *p, int64_t tiles, int per_sm, int bk,
-                                       size_t elem, int own0 = 0) {
+                                       size_t elem, int own0 = 0, int sms = 0) {
     mb_splitk sp = {1, p->k};
-    int sms = 0;
-    if (!p->work || mb_device_info(&sms, NULL) != cudaSuccess) return sp;
+    if (!p->work || (sms <= 0 && mb_device_info(&sms, NULL) != cudaSuccess)) return sp;
     const int64_t slots = (int64_t)sms * per_sm;
     if (2 * tiles > slots) return sp;
     return mb_splitk_make(p, slots / tiles, bk, elem, own0);
@@ -106,10 +106,9 @@ typedef struct mb_tail {
 } mb_tail;
 
 static inline mb_tail mb_tail_plan(const mb_gemm_args *p, int64_t tiles, int per_sm, int bk,
-                                   int64_t tile_elems, size_t elem, int own0 = 0) {
+                                   int64_t tile_elems, size_t elem, int own0 = 0, int sms = 0) {
     mb_tail t = {tiles, 1, p->k};
-    int sms = 0;
-    if (!p->work || mb_device_info(&sms, NULL) != cudaSuccess) return t;
+    if (!p->work || (sms <= 0 && mb_device_info(&sms, NULL) != cudaSuccess)) return t;
     const int64_t slots = (int64_t)sms * per_sm, rem = tiles % slots;
     if (tiles < slots || rem == 0 || 2 * rem > slots || tiles + slots > MB_GRID_X_MAX) return t;
     const int64_t kt = mb_cdiv(p->k, bk);
