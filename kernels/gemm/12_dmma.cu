@@ -85,8 +85,9 @@ static const int dmma_c_big[] = {65, 49, 50}, dmma_c_mid[] = {83, 55, 50};
 static const int dmma_c_small[] = {114, 69, 63, 68, 54}, dmma_c_tiny[] = {105, 105, 76, 76, 71};
 #define DMMA_COST(tiles, area, c) dmma_cost(tiles, sms, area, c, (int)(sizeof c / sizeof c[0]))
 
-/* From six waves of big tiles (792 on an H100 / H200) the big tile; below that, the tile
- * whose grid costs least (dmma_cost). Two kinds of big grid are priced apart: a last wave of
+/* From one and a half waves of big tiles (396 on an H100 / H200) the big tile (there rung 14
+ * runs its TMA kernel, bitwise this one); below that, the tile whose grid costs least
+ * (dmma_cost). Two kinds of big grid are priced apart: a last wave of
  * big tiles at most half full is split in k in the same launch (mb_tail, splitk.cuh: e.g.
  * 1536^3, 288 tiles = one wave + 24 in 11 slices), costing its whole waves plus 1.2 / S of a
  * wave (the slab sum and the slices' prologues: 1792^3 ran faster on the mid tile than split
