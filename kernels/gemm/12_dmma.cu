@@ -33,13 +33,14 @@
  *   small  32x64x32 (warps 16x32), 3 blocks per SM: cuBLAS's tile at 768^3-1152^3;
  *   tiny   32x32x32 (warps 16x16), 3 blocks per SM.
  * The last three keep their shared tiles unpadded, swizzled (tc_swz): the pads would cost the
- * small tile its third block per SM (81 KB a block) and the mid tile its fourth stage. Their
+ * small tile its third block per SM (81 KB a block). Their
  * interior tiles (k a multiple of BK, 16-byte copies) run the lean loop
  * (tc_mainloop_f64_lean: lean copies without a branch, two fragment sets by k step, unrolled
  * by the stages), the others the stream loop (fragments one n tile ahead, guarded copies).
- * Against the padded 32x64x16 tile at four per SM and the padded mid tile on the XMMA loop
- * these ran 1-18% faster from 640^3 to 2048^3 (one H100, perf/sweep family dswz:
- * perf/results/h100/dswz-sweep.txt). */
+ * The tiles were chosen by a sweep of padded and swizzled tiles on one H100
+ * (perf/results/h100/dgemm-swizzle/: the same 32x64x16 tile at 4 per SM took 3-24% less
+ * time swizzled than padded from 640^3 to 4096^3; on the lean loop, 32x64x32 at 3 per SM
+ * reached 89-97% of cuBLAS DGEMM's speed at 640^3-1280^3). */
 typedef tc_cfg<double, 128, 64, 16, 64, 32, 3, 2, 8, TC_PIPE_XMMA, true> dmma_big_cfg;
 typedef tc_cfg<double, 128, 64, 16, 64, 32, 3, 2, 8, TC_PIPE_STEP2, true> dmma_big_step_cfg;
 typedef tc_cfg<double, 64, 64, 16, 32, 32, 4, 3, 8, TC_PIPE_STREAM, true, true> dmma_mid_cfg;
@@ -73,10 +74,10 @@ static cudaError_t dmma_big(const mb_gemm_args *p, cudaStream_t s) {
 /* The cost of a tile's grid: the busiest SM runs q = ceil(tiles / SMs) tiles, and a tile
  * costs its area times a time per element that depends on q (c[q - 1], the last entry for
  * every larger q): with fewer tiles than block slots an SM's tensor pipe idles part of the
- * time, and with one more tile than the slots hold the last runs nearly alone. The tables are
- * a sweep of every tile at 512^3-4096^3 on one H100 (perf/results/h100/dswz-sweep.txt: time
- * / (q x area x k), in tenths of a picosecond); k is the same for every tile, so it is left
- * out. */
+ * time, and with one more tile than the slots hold the last runs nearly alone. The tables
+ * come from a sweep of every tile at 512^3-4096^3 on one H100 (time / (q x area x k) in
+ * tenths of a picosecond, perf/results/h100/dgemm-swizzle/sweep-lean.txt); k is the same for
+ * every tile of a call, so it is left out. */
 static int64_t dmma_cost(int64_t tiles, int64_t sms, int64_t area, const int *c, int nc) {
     const int64_t q = mb_cdiv(tiles, sms);
     return q * area * c[(q < nc ? q : nc) - 1];

@@ -445,10 +445,10 @@ __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg:
             if (mi == 1) {
                 /* No branch, so that ptxas may spread the copies among the mma: past the
                  * last k-tile the last one is copied again, into a buffer nothing reads. */
-                tc_copy_lean<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS, true, Cfg::SWZ>(da + ls * AE, ga,
-                                                                              p.lda);
-                tc_copy_lean<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS, true, Cfg::SWZ>(db + ls * BE, gb,
-                                                                              p.ldb);
+                tc_copy_lean<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS, true, Cfg::SWZ>(
+                    da + ls * AE, ga, p.lda);
+                tc_copy_lean<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS, true, Cfg::SWZ>(
+                    db + ls * BE, gb, p.ldb);
                 tc_cp_async_commit();
                 if (kt + S < KT) {
                     ga += adv_a;
