@@ -58,10 +58,11 @@ def kernel_rung(name):
     return None
 
 
-def tc_cfg_smem(es, bm, bn, bk, st, akc, bkc, split):
-    """tc_common.cuh: tc_cfg::smem_bytes (pads: MN 8 floats / 4 doubles, K 4)."""
-    pad_mn = 8 if es == 4 else 4
-    ld_am, ld_bn, ld_k = bm + pad_mn, bn + pad_mn, bk + 4
+def tc_cfg_smem(es, bm, bn, bk, st, akc, bkc, split, swz=False):
+    """tc_config.cuh: tc_cfg::smem_bytes (pads: MN 8 floats / 4 doubles, K 4; none with SWZ)."""
+    pad_mn = 0 if swz else 8 if es == 4 else 4
+    pad_k = 0 if swz else 4
+    ld_am, ld_bn, ld_k = bm + pad_mn, bn + pad_mn, bk + pad_k
     a = bm * ld_k if akc else bk * ld_am
     b = bn * ld_k if bkc else bk * ld_bn
     return (st + (2 if split else 0)) * (a + b) * es
@@ -81,17 +82,21 @@ def dynamic_smem(name, rung, prec):
         ks = p[9] if len(p) > 9 else 1  # k-slices (later versions): reduction buffer
         v = 16 // es
         return max(st * bk * ((bm + v) + (bn + v)) * es, (ks - 1) * bm * bn * es)
-    # tc_cfg<T, BM, BN, BK, WM, WN, STAGES, MINB[, DK, PIPE, LEAN]>, OP, AKC, BKC[, SPLIT]
-    m = re.match(r"void tc_gemm_kernel<tc_cfg<\w+, (\d+), (\d+), (\d+), (\d+), (\d+), (\d+), (\d+)"
-                 r"(?:, \d+, \d+, (?:true|false))?>, (\d), (true|false), (true|false)", name)
+    # tc_cfg<T, BM, BN, BK, WM, WN, STAGES, MINB[, DK, PIPE, LEAN[, SWZ]]>, OP, AKC, BKC[, SPLIT]
+    cfg = (r"tc_cfg<\w+, (\d+), (\d+), (\d+), (\d+), (\d+), (\d+), (\d+)"
+           r"(?:, \d+, \d+, (?:true|false)(?:, (?P<swz>true|false))?)?>")
+    m = re.match(r"void tc_gemm_kernel<" + cfg + r", (?P<op>\d), (?P<akc>true|false), "
+                 r"(?P<bkc>true|false)", name)
     if m:
-        bm, bn, bk, wm, wn, st, minb, op = [int(x) for x in m.groups()[:8]]
-        return tc_cfg_smem(es, bm, bn, bk, st, m.group(9) == "true", m.group(10) == "true", op == 2)
-    m = re.match(r"void sk_dmma_kernel<tc_cfg<\w+, (\d+), (\d+), (\d+), (\d+), (\d+), (\d+), (\d+)"
-                 r"(?:, \d+, \d+, (?:true|false))?>, (true|false), (true|false)", name)
+        bm, bn, bk, wm, wn, st, minb = [int(x) for x in m.groups()[:7]]
+        return tc_cfg_smem(es, bm, bn, bk, st, m.group("akc") == "true", m.group("bkc") == "true",
+                           m.group("op") == "2", m.group("swz") == "true")
+    m = re.match(r"void sk_dmma_kernel<" + cfg + r", (?P<akc>true|false), (?P<bkc>true|false)",
+                 name)
     if m:  # 13_streamk_dmma.cu: tc_cfg::smem_bytes of rung 12's big tile
         bm, bn, bk, wm, wn, st, minb = [int(x) for x in m.groups()[:7]]
-        return tc_cfg_smem(es, bm, bn, bk, st, m.group(8) == "true", m.group(9) == "true", False)
+        return tc_cfg_smem(es, bm, bn, bk, st, m.group("akc") == "true", m.group("bkc") == "true",
+                           False)
     m = re.match(r"void tma_dmma_kernel<(true|false), (true|false)>", name)
     if m:  # 14_tma_dmma.cu td_smem_bytes: rung 12's big-tile stages, 3 of them when A is
         # K-contiguous (transposed), else 4, then a full and an empty mbarrier per stage
