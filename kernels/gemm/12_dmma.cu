@@ -4,7 +4,7 @@
  * one DFMA per thread per multiply-add (the FP64 SIMT peak); mma.sync.aligned.m16n8k8.f64 does
  * a 16x8x8 block of the same IEEE double fused multiply-adds per warp instruction, at about
  * twice that peak, with the same tolerances as any dgemm rung. Operands are staged by a
- * 3-stage cp.async pipeline (16-byte copies where pointer and leading dimension allow; parts
+ * cp.async pipeline of 3 or 4 stages (16-byte copies where pointer and leading dimension allow; parts
  * of a tile outside the matrix zeroed; edge tiles shifted to be computed from inside the
  * matrix). The machinery is shared with the TF32 rungs (tc_common.cuh).
  * Four tiles of 4 warps, chosen per call by the cost of their grids (mb_dgemm_dmma, below):
@@ -17,11 +17,11 @@
  *
  * Why: the only way past the FP64 SIMT peak.
  * Limit: register pressure (about 250 registers per thread on the big tile) and the stalls of
- * fragment loads that overwrite operands of pending mma; k not a multiple of 16 or unaligned
- * operands are copied (aligned, k grown with zeros) where the gemm is large enough, else take
- * the plainer STEP loop, in a kernel of its own.
- * Resources: 128 threads per block; dynamic shared memory per block 79.5 KB (big), 64 KB
- * (mid), 72 KB (small), 48 KB (tiny) for NN (tc_cfg::smem_bytes). Measured: docs/ladders/gemm.md.
+ * fragment loads that overwrite operands of pending mma; for the big tile, k not a multiple of
+ * 16 or unaligned operands are copied (aligned, k grown with zeros) where the gemm is large
+ * enough, else take the plainer STEP loop, in a kernel of its own.
+ * Resources: 128 threads per block; dynamic shared memory per block 79.5-90 KB (big, by
+ * layout), 64 KB (mid), 72 KB (small), 48 KB (tiny). Measured: docs/ladders/gemm.md.
  */
 #include "tc_common.cuh"
 #include "operand_copy.cuh"
@@ -30,13 +30,13 @@
  *   big   128x64x16 (warps 64x32), 2 blocks per SM: cuBLAS's large-size tile, on its schedule
  *          (TC_PIPE_XMMA), padded shared rows;
  *   mid    64x64x16 (warps 32x32), 4 stages, 3 blocks per SM;
- *   small  32x64x32 (warps 16x32), 3 blocks per SM: cuBLAS's tile at 768^3-1152^3;
+ *   small  32x64x32 (warps 16x32), 3 blocks per SM: cuBLAS's tile at 512^3-1152^3;
  *   tiny   32x32x32 (warps 16x16), 3 blocks per SM.
  * The last three keep their shared tiles unpadded, swizzled (tc_swz): the pads would cost the
- * small tile its third block per SM (81 KB a block). Their
- * interior tiles (k a multiple of BK, 16-byte copies) run the lean loop
- * (tc_mainloop_f64_lean: lean copies without a branch, two fragment sets by k step, unrolled
- * by the stages), the others the stream loop (fragments one n tile ahead, guarded copies).
+ * small tile its third block per SM (81 KB a block). Their interior tiles (k a multiple of
+ * BK, 16-byte copies) run the lean loop (tc_mainloop_f64_lean: lean copies without a branch,
+ * two fragment sets by k step, unrolled by the stages), the others the stream loop (fragments
+ * one n tile ahead, guarded copies).
  * The tiles were chosen by a sweep of padded and swizzled tiles on one H100
  * (perf/results/h100/dgemm-swizzle/: the same 32x64x16 tile at 4 per SM took 3-24% less
  * time swizzled than padded from 640^3 to 4096^3; on the lean loop, 32x64x32 at 3 per SM
@@ -88,15 +88,15 @@ static const int dmma_c_small[] = {114, 69, 63, 68, 54}, dmma_c_tiny[] = {105, 1
 
 /* From one and a half waves of big tiles (396 on an H100 / H200) the big tile (there rung 14
  * runs its TMA kernel, bitwise this one); below that, the tile whose grid costs least
- * (dmma_cost). Two kinds of big grid are priced apart: a last wave of
- * big tiles at most half full is split in k in the same launch (mb_tail, splitk.cuh: e.g.
- * 1536^3, 288 tiles = one wave + 24 in 11 slices), costing its whole waves plus 1.2 / S of a
- * wave (the slab sum and the slices' prologues: 1792^3 ran faster on the mid tile than split
- * in two); and fewer big tiles than half the slots with a k deep enough to split into slices
- * of at least 2048 cost 1 / S of a wave (split-K, splitk.cuh: what serves 8192x128x8192 and
- * 128x8192x8192; with shallower slices the split big tile lost). Ties go to the larger
- * tile. The small and tiny tiles never split k in the tiles' launch, except the tiny tile
- * where its tiles fill less than half of its slots (e.g. 257x129x2051). */
+ * (dmma_cost). Two kinds of big grid are priced apart: a last wave of big tiles at most half
+ * full is split in k in the same launch (mb_tail, splitk.cuh: e.g. 1536^3, 288 tiles = one
+ * wave + 24 in 11 slices), costing its whole waves plus 1.2 / S of a wave (the slab sum and
+ * the slices' prologues: 1792^3 ran faster on the mid tile than split in two); and fewer big
+ * tiles than half the slots with a k deep enough to split into slices of at least 2048 cost
+ * 1 / S of a wave (split-K, splitk.cuh: what serves 8192x128x8192 and 128x8192x8192; with
+ * shallower slices the split big tile lost). Ties go to the larger tile. The mid and small
+ * tiles never split k; the tiny tile does where its tiles fill less than half of its slots
+ * (e.g. 257x129x2051). */
 enum { DMMA_BIG, DMMA_MID, DMMA_SMALL, DMMA_TINY };
 static int dmma_pick(const mb_gemm_args *p, int sms) {
     const int64_t big = mb_cdiv(p->m, 128) * mb_cdiv(p->n, 64);
@@ -106,10 +106,11 @@ static int dmma_pick(const mb_gemm_args *p, int sms) {
                                     128 * 64, sizeof(double), 0, sms);
     const mb_splitk bs = mb_splitk_plan(p, big, dmma_big_cfg::MIN_BLOCKS, dmma_big_cfg::BK,
                                         sizeof(double), 0, sms);
-    const int64_t tail = wave * (bt.t0 / (2 * (int64_t)sms)) + 12 * wave / (10 * bt.S);
-    const int64_t cost_big = bs.S > 1 && p->k / bs.S >= 2048 ? wave / bs.S
-                             : bt.S > 1                      ? tail
-                                        : DMMA_COST(big, 128 * 64, dmma_c_big);
+    int64_t cost_big = DMMA_COST(big, 128 * 64, dmma_c_big);
+    if (bs.S > 1 && p->k / bs.S >= 2048)
+        cost_big = wave / bs.S;
+    else if (bt.S > 1)
+        cost_big = wave * (bt.t0 / (2 * (int64_t)sms)) + 12 * wave / (10 * bt.S);
     const int64_t cost_mid =
         DMMA_COST(mb_cdiv(p->m, 64) * mb_cdiv(p->n, 64), 64 * 64, dmma_c_mid);
     const int64_t cost_small =
