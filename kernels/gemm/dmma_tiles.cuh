@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Rung 12's tile configurations (12_dmma.cu), in a header of their own so that a CPU test
+ * (tests/test_tc_layout_cpu.cu) checks the shared layouts the kernels use.
+ */
+#ifndef MINIBLAS_GEMM_DMMA_TILES_CUH
+#define MINIBLAS_GEMM_DMMA_TILES_CUH
+
+#include "tc_config.cuh"
+
+/* Four tiles, all 4 warps with m16n8k8, 3 stages (the mid tile 4), lean copies:
+ *   big   128x64x16 (warps 64x32), 2 blocks per SM: cuBLAS's large-size tile, on its schedule
+ *          (TC_PIPE_XMMA), padded shared rows;
+ *   mid    64x64x16 (warps 32x32), 4 stages, 3 blocks per SM;
+ *   small  32x64x32 (warps 16x32), 3 blocks per SM: cuBLAS's tile at 512^3-1152^3;
+ *   tiny   32x32x32 (warps 16x16), 3 blocks per SM.
+ * The last three keep their shared tiles unpadded, swizzled (tc_swz): the pads would cost the
+ * small tile its third block per SM (81 KB a block). Their interior tiles (k a multiple of
+ * BK, 16-byte copies) run the lean loop (tc_mainloop_f64_lean: lean copies without a branch,
+ * two fragment sets by k step, unrolled by the stages), the others the stream loop (fragments
+ * one n tile ahead, guarded copies).
+ * The tiles were chosen by a sweep of padded and swizzled tiles on one H100
+ * (perf/results/h100/dgemm-swizzle/: the same 32x64x16 tile at 4 per SM took 3-24% less
+ * time swizzled than padded from 640^3 to 4096^3; on the lean loop, 32x64x32 at 3 per SM
+ * reached 89-97% of cuBLAS DGEMM's speed at 640^3-1280^3). */
+typedef tc_cfg<double, 128, 64, 16, 64, 32, 3, 2, 8, TC_PIPE_XMMA, true> dmma_big_cfg;
+typedef tc_cfg<double, 128, 64, 16, 64, 32, 3, 2, 8, TC_PIPE_STEP2, true> dmma_big_step_cfg;
+typedef tc_cfg<double, 64, 64, 16, 32, 32, 4, 3, 8, TC_PIPE_STREAM, true, true> dmma_mid_cfg;
+typedef tc_cfg<double, 32, 64, 32, 16, 32, 3, 3, 8, TC_PIPE_STREAM, true, true> dmma_small_cfg;
+typedef tc_cfg<double, 32, 32, 32, 16, 16, 3, 3, 8, TC_PIPE_STREAM, true, true> dmma_tiny_cfg;
+
+#endif
