@@ -66,7 +66,8 @@ static void check_operand(const char *tile) {
                                                 : w * W + t * 8 + (lane >> 2);
                             const int k = IS_A ? kk + (lane & 3) + 4 * (v >> 1)
                                                : kk + (lane & 3) + 4 * v;
-                            const int x = KC ? idx<Cfg, IS_A, KC>(mn, k) : idx<Cfg, IS_A, KC>(k, mn);
+                            const int x =
+                                KC ? idx<Cfg, IS_A, KC>(mn, k) : idx<Cfg, IS_A, KC>(k, mn);
                             ++banks[x % 16];
                         }
                         int ok = 1;

@@ -4,9 +4,9 @@
  * one DFMA per thread per multiply-add (the FP64 SIMT peak); mma.sync.aligned.m16n8k8.f64 does
  * a 16x8x8 block of the same IEEE double fused multiply-adds per warp instruction, at about
  * twice that peak, with the same tolerances as any dgemm rung. Operands are staged by a
- * cp.async pipeline of 3 or 4 stages (16-byte copies where pointer and leading dimension allow; parts
- * of a tile outside the matrix zeroed; edge tiles shifted to be computed from inside the
- * matrix). The machinery is shared with the TF32 rungs (tc_common.cuh).
+ * cp.async pipeline of 3 or 4 stages (16-byte copies where pointer and leading dimension
+ * allow; parts of a tile outside the matrix zeroed; edge tiles shifted to be computed from
+ * inside the matrix). The machinery is shared with the TF32 rungs (tc_common.cuh).
  * Four tiles of 4 warps, chosen per call by the cost of their grids (mb_dgemm_dmma, below):
  * big 128x64 (2 blocks/SM; cuBLAS's large-size tile, on cuBLAS's instruction order: each
  * fragment load issued between the mma of the previous row tile, copies spread among the mma,

@@ -28,4 +28,5 @@ const sw_cfg SW_PART_NAME(sw_dswz)[] = {
     XZ(64, 64, 16, 32, 32, 3, 3, 8, 3, 1, 1, "mid tile swizzled (XMMA loop)"),
 #endif
 };
-const int SW_PART_NAME(sw_dswz_n) = (int)(sizeof SW_PART_NAME(sw_dswz) / sizeof SW_PART_NAME(sw_dswz)[0]);
+const int SW_PART_NAME(sw_dswz_n) =
+    (int)(sizeof SW_PART_NAME(sw_dswz) / sizeof SW_PART_NAME(sw_dswz)[0]);
