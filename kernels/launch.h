@@ -135,8 +135,10 @@ extern const int mb_ddot_rung_count;
 cudaError_t mb_sgemm_scale(const mb_gemm_args *args, cudaStream_t stream);
 cudaError_t mb_dgemm_scale(const mb_gemm_args *args, cudaStream_t stream);
 
-/* Whether dgemm rung 12 (kernels/gemm/12_dmma.cu) runs its big 128 x 64 tile for an m x n x k
- * product on a GPU of `sms` SMs, with the handle's gemm workspace (auto's stream-K rule). */
+/* Whether dgemm rung 12 (kernels/gemm/12_dmma.cu) runs its big 128 x 64 tile on a GPU of `sms`
+ * SMs: for these arguments (rung 14's rule), and for an m x n x k product with the handle's
+ * gemm workspace (auto's stream-K rule). */
+int mb_dgemm_dmma_picks_big(const mb_gemm_args *args, int sms);
 int mb_dgemm_dmma_big(int64_t m, int64_t n, int64_t k, int sms);
 
 #ifdef __cplusplus

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * DGEMM rung 14 tma_dmma (kernels/gemm/14_tma_dmma.cu) on the shapes where it runs its TMA
- * kernel (3 or more 128x64 tiles per SM of a 132-SM GPU, i.e. >= 396 tiles), beside rung 12
+ * kernel (rung 12's big tile with 3 or more 128x64 tiles per SM of a 132-SM GPU, i.e. >= 396
+ * tiles: 520 to 1188 here), beside rung 12
  * dmma:
  *   - against OpenBLAS with gemm_test.inc's cases and bound (NaN-poisoned C, guards and
  *     padding, alpha/beta specials): all four transposes, both layouts, edge tiles in m and n
  *     (odd sizes with even padded leading dimensions, which TMA copies), a last wave split in
- *     k (mb_tail: 396 tiles = 1.5 waves, 2 slices; 536 tiles = 2 waves + 8, 8 slices), operands
+ *     k (mb_tail: 1188 tiles = 4.5 waves, 2 slices; 536 tiles = 2 waves + 8, 8 slices), operands
  *     TMA cannot read (an odd leading dimension, a misaligned pointer, K % 16 != 0: copied
  *     first where that pays, else rung 12), few k-tiles (1, 2, 3: fewer than the stages);
  *   - bitwise against rung 12: the same mma in the same order and the same tail split, so C
@@ -101,40 +102,40 @@ int main(void) {
 
     const int CM = MiniblasColMajor, RM = MiniblasRowMajor, N_ = MiniblasNoTrans, T_ = MiniblasTrans;
     const gcase cases[] = {
-        /* 416 tiles, interior: the four transposes, beta = 0 over NaN and beta != 0 */
-        {CM, N_, N_, 2048, 1664, 512, 0, 0, 0, AB_ONE_ZERO, 0, 0, 0},
-        {CM, N_, T_, 2048, 1664, 512, 2, 0, 4, AB_RAND, 0, 0, 0},
-        {CM, T_, N_, 2048, 1664, 512, 0, 4, 0, AB_NEG, 0, 0, 0},
-        {CM, T_, T_, 2048, 1664, 512, 4, 2, 2, AB_RAND_ZERO, 0, 0, 0},
+        /* 520 tiles, interior: the four transposes, beta = 0 over NaN and beta != 0 */
+        {CM, N_, N_, 2560, 1664, 512, 0, 0, 0, AB_ONE_ZERO, 0, 0, 0},
+        {CM, N_, T_, 2560, 1664, 512, 2, 0, 4, AB_RAND, 0, 0, 0},
+        {CM, T_, N_, 2560, 1664, 512, 0, 4, 0, AB_NEG, 0, 0, 0},
+        {CM, T_, T_, 2560, 1664, 512, 4, 2, 2, AB_RAND_ZERO, 0, 0, 0},
         /* edge tiles in m and n, odd sizes, leading dimensions padded to even (TMA's 16-byte
-         * rows); 396 tiles = 1.5 waves: the last wave split in 2 slices */
-        {CM, N_, N_, 2301, 1401, 320, 1, 0, 3, AB_RAND, 0, 0, 0},
-        {CM, T_, T_, 2301, 1401, 320, 0, 1, 0, AB_ONE_ONE, 0, 0, 0},
-        {RM, N_, T_, 1401, 2301, 320, 1, 1, 0, AB_ONE_ZERO, 0, 0, 0},
-        {RM, T_, N_, 1401, 2301, 320, 0, 0, 0, AB_NEG, 0, 0, 0},
+         * rows); 1188 tiles = 4.5 waves: the last wave split in 2 slices */
+        {CM, N_, N_, 4223, 2301, 320, 1, 0, 3, AB_RAND, 0, 0, 0},
+        {CM, T_, T_, 4223, 2301, 320, 0, 1, 0, AB_ONE_ONE, 0, 0, 0},
+        {RM, N_, T_, 2301, 4223, 320, 1, 1, 0, AB_ONE_ZERO, 0, 0, 0},
+        {RM, T_, N_, 2301, 4223, 320, 0, 0, 0, AB_NEG, 0, 0, 0},
         /* 536 tiles = 2 waves + 8: 8 slices of the last wave, with edges in m and n */
         {CM, N_, N_, 1000, 4250, 512, 0, 0, 0, AB_RAND, 0, 0, 0},
         {CM, T_, N_, 1000, 4250, 512, 0, 0, 0, AB_RAND_ZERO, 0, 0, 0},
         /* 1, 2 and 3 k-tiles (fewer than the stages), beta != 0 */
-        {CM, N_, N_, 2048, 1664, 16, 0, 0, 0, AB_RAND, 0, 0, 0},
-        {CM, T_, T_, 2048, 1664, 32, 0, 0, 0, AB_ONE_ONE, 0, 0, 0},
-        {RM, N_, N_, 1664, 2048, 48, 0, 0, 0, AB_NEG, 0, 0, 0},
+        {CM, N_, N_, 2560, 1664, 16, 0, 0, 0, AB_RAND, 0, 0, 0},
+        {CM, T_, T_, 2560, 1664, 32, 0, 0, 0, AB_ONE_ONE, 0, 0, 0},
+        {RM, N_, N_, 1664, 2560, 48, 0, 0, 0, AB_NEG, 0, 0, 0},
         /* operands TMA cannot read: an odd lda (pad 1 on an even M), a misaligned A, K % 16
-         * != 0 with copies (2305 x 2049 x 999: about 1085 multiply-adds per copied element)
-         * and without (2301 x 1401 x 1001: rung 12's STEP kernel) */
-        {CM, N_, N_, 2048, 1664, 512, 1, 0, 0, AB_RAND, 0, 0, 0},
-        {CM, N_, T_, 2048, 1664, 512, 0, 0, 0, AB_ONE_ZERO, 1, 0, 0},
-        {CM, N_, N_, 2305, 2049, 999, 0, 0, 0, AB_RAND, 0, 0, 0},
-        {CM, T_, N_, 2301, 1401, 1001, 0, 0, 0, AB_NEG, 0, 0, 0},
+         * != 0 with copies (2305 x 2561 x 999: about 1210 multiply-adds per copied element)
+         * and without (8448 x 1000 x 1001: 894, rung 12's STEP kernel) */
+        {CM, N_, N_, 2560, 1664, 512, 1, 0, 0, AB_RAND, 0, 0, 0},
+        {CM, N_, T_, 2560, 1664, 512, 0, 0, 0, AB_ONE_ZERO, 1, 0, 0},
+        {CM, N_, N_, 2305, 2561, 999, 0, 0, 0, AB_RAND, 0, 0, 0},
+        {CM, T_, N_, 8448, 1000, 1001, 0, 0, 0, AB_NEG, 0, 0, 0},
         /* fewer tiles than 3 per SM: rung 12 (mid, small, tiny tiles, split k) */
         {CM, N_, N_, 1024, 1024, 1024, 0, 0, 0, AB_RAND, 0, 0, 0},
         {CM, T_, N_, 256, 128, 2048, 0, 0, 0, AB_ONE_ZERO, 0, 0, 0},
         /* alpha = 0 (A and B not read) */
-        {CM, N_, N_, 2048, 1664, 512, 0, 0, 0, AB_ZERO_RAND, 0, 0, 0},
+        {CM, N_, N_, 2560, 1664, 512, 0, 0, 0, AB_ZERO_RAND, 0, 0, 0},
     };
     const gcase quick_cases[] = {
-        {CM, N_, N_, 2301, 1401, 320, 1, 0, 3, AB_RAND, 0, 0, 0},
-        {CM, T_, T_, 2048, 1664, 48, 0, 0, 0, AB_RAND_ZERO, 0, 0, 0},
+        {CM, N_, N_, 4223, 2301, 320, 1, 0, 3, AB_RAND, 0, 0, 0},
+        {CM, T_, T_, 2560, 1664, 48, 0, 0, 0, AB_RAND_ZERO, 0, 0, 0},
     };
     if (quick)
         for (size_t i = 0; i < sizeof quick_cases / sizeof quick_cases[0]; ++i)
@@ -146,29 +147,29 @@ int main(void) {
      * the sm_90a code). */
     if (miniblas_rung_supported(g.h, MINIBLAS_OP_DGEMM, "tma_dmma") == MINIBLAS_STATUS_SUCCESS) {
         const tcase bits[] = {
-            {N_, N_, 2048, 1664, 512, 0, 0, 0, 0, 1.0, 0.0},
-            {N_, T_, 2048, 1664, 512, 2, 0, 4, 0, -0.75, 0.5},
-            {T_, N_, 2048, 1664, 512, 0, 4, 0, 0, 1.25, -1.0},
-            {T_, T_, 2048, 1664, 512, 4, 2, 2, 0, 0.5, 1.0},
-            {N_, N_, 2301, 1401, 320, 1, 0, 3, 0, 1.0, 0.25},
-            {T_, T_, 2301, 1401, 320, 0, 1, 0, 0, -1.0, 0.0},
-            {N_, T_, 2304, 1408, 320, 0, 0, 0, 0, 0.3, 0.7},
-            {T_, N_, 2303, 1407, 336, 0, 0, 0, 0, 1.0, 1.0},
+            {N_, N_, 2560, 1664, 512, 0, 0, 0, 0, 1.0, 0.0},
+            {N_, T_, 2560, 1664, 512, 2, 0, 4, 0, -0.75, 0.5},
+            {T_, N_, 2560, 1664, 512, 0, 4, 0, 0, 1.25, -1.0},
+            {T_, T_, 2560, 1664, 512, 4, 2, 2, 0, 0.5, 1.0},
+            {N_, N_, 4223, 2301, 320, 1, 0, 3, 0, 1.0, 0.25},
+            {T_, T_, 4223, 2301, 320, 0, 1, 0, 0, -1.0, 0.0},
+            {N_, T_, 4224, 2304, 320, 0, 0, 0, 0, 0.3, 0.7},
+            {T_, N_, 4223, 2303, 336, 0, 0, 0, 0, 1.0, 1.0},
             {N_, N_, 1000, 4250, 512, 0, 0, 0, 0, 1.0, -0.5},
             {T_, T_, 1000, 4250, 512, 0, 0, 0, 0, 2.0, 0.0},
-            {N_, N_, 2048, 1664, 16, 0, 0, 0, 0, 1.0, 1.0},
-            {T_, N_, 2048, 1664, 32, 0, 0, 0, 0, 1.0, 0.0},
-            {N_, T_, 2048, 1664, 48, 0, 0, 0, 0, -2.0, 0.5},
-            {N_, N_, 2048, 1664, 512, 1, 0, 0, 0, 1.0, 0.0},
-            {N_, T_, 2048, 1664, 512, 0, 0, 0, 1, 1.0, 0.5},
-            {N_, N_, 2305, 2049, 999, 0, 0, 0, 0, 1.0, 0.0},
-            {T_, T_, 2305, 2049, 999, 0, 0, 1, 0, 0.5, -1.0},
+            {N_, N_, 2560, 1664, 16, 0, 0, 0, 0, 1.0, 1.0},
+            {T_, N_, 2560, 1664, 32, 0, 0, 0, 0, 1.0, 0.0},
+            {N_, T_, 2560, 1664, 48, 0, 0, 0, 0, -2.0, 0.5},
+            {N_, N_, 2560, 1664, 512, 1, 0, 0, 0, 1.0, 0.0},
+            {N_, T_, 2560, 1664, 512, 0, 0, 0, 1, 1.0, 0.5},
+            {N_, N_, 2305, 2561, 999, 0, 0, 0, 0, 1.0, 0.0},
+            {T_, T_, 2305, 2561, 999, 0, 0, 1, 0, 0.5, -1.0},
             {N_, N_, 4096, 4096, 256, 0, 0, 0, 0, 1.0, 0.0},
             {T_, T_, 2560, 2560, 2560, 0, 0, 0, 0, 1.0, 1.0},
         };
         const tcase quick_bits[] = {
-            {N_, N_, 2301, 1401, 320, 1, 0, 3, 0, 1.0, 0.25},
-            {T_, T_, 2048, 1664, 48, 0, 0, 0, 0, 1.0, 0.0},
+            {N_, N_, 4223, 2301, 320, 1, 0, 3, 0, 1.0, 0.25},
+            {T_, T_, 2560, 1664, 48, 0, 0, 0, 0, 1.0, 0.0},
         };
         if (quick)
             for (size_t i = 0; i < sizeof quick_bits / sizeof quick_bits[0]; ++i)

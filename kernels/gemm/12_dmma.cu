@@ -67,21 +67,25 @@ static const int dmma_c_big[] = {65, 49, 50}, dmma_c_mid[] = {83, 55, 50};
 static const int dmma_c_small[] = {114, 69, 63, 68, 54}, dmma_c_tiny[] = {105, 105, 76, 76, 71};
 #define DMMA_COST(tiles, area, c) dmma_cost(tiles, sms, area, c, (int)(sizeof c / sizeof c[0]))
 
-/* From one and a half waves of big tiles (396 on an H100 / H200) the big tile (there rung 14
- * runs its TMA kernel, bitwise this one); below that, the tile whose grid costs least
- * (dmma_cost). Two kinds of big grid are priced apart: a last wave of big tiles at most half
- * full is split in k in the same launch (mb_tail, splitk.cuh: e.g. 1536^3, 288 tiles = one
- * wave + 24 in 11 slices), costing its whole waves plus 1.2 / S of a wave (the slab sum and
- * the slices' prologues: 1792^3 ran faster on the mid tile than split in two); and fewer big
- * tiles than half the slots with a k deep enough to split into slices of at least 2048 cost
- * 1 / S of a wave (split-K, splitk.cuh: what serves 8192x128x8192 and 128x8192x8192; with
- * shallower slices the split big tile lost). Ties go to the larger tile. The mid and small
- * tiles never split k; the tiny tile does where its tiles fill less than half of its slots
- * (e.g. 257x129x2051). */
+/* From four waves of big tiles (1056 on an H100 / H200) the big tile; below that, the tile
+ * whose grid costs least (dmma_cost), so that, e.g., 1920^3 (450 big tiles, a second wave 70%
+ * full) runs the mid tile: 7-9% faster there than rung 13's stream-K big tile, 20% on
+ * 1920x1920x512, 6-13% on 2432^3 and 2816^3 (one H100, perf/results/h100/dgemm-tilechoice/);
+ * with four waves and more the idle share of the last wave is small, and the big tile's time
+ * per element, 3% under the mid tile's at 4096^3, wins. Rung 14 runs its TMA kernel exactly
+ * where the big tile runs from 396 tiles (mb_dgemm_dmma_picks_big). Two kinds of big grid are
+ * priced apart: a last wave of big tiles at most half full is split in k in the same launch
+ * (mb_tail, splitk.cuh: e.g. 1536^3, 288 tiles = one wave + 24 in 11 slices), costing its
+ * whole waves plus 1.2 / S of a wave (the slab sum and the slices' prologues: 1792^3 ran
+ * faster on the mid tile than split in two); and fewer big tiles than half the slots with a
+ * k deep enough to split into slices of at least 2048 cost 1 / S of a wave (split-K,
+ * splitk.cuh: what serves 8192x128x8192 and 128x8192x8192; with shallower slices the split
+ * big tile lost). Ties go to the larger tile. The mid and small tiles never split k; the tiny
+ * tile does where its tiles fill less than half of its slots (e.g. 257x129x2051). */
 enum { DMMA_BIG, DMMA_MID, DMMA_SMALL, DMMA_TINY };
 static int dmma_pick(const mb_gemm_args *p, int sms) {
     const int64_t big = mb_cdiv(p->m, 128) * mb_cdiv(p->n, 64);
-    if (big >= 3 * (int64_t)sms) return DMMA_BIG;
+    if (big >= 8 * (int64_t)sms) return DMMA_BIG;
     const int64_t wave = DMMA_COST(2 * (int64_t)sms, 128 * 64, dmma_c_big);
     const mb_tail bt = mb_tail_plan(p, big, dmma_big_cfg::MIN_BLOCKS, dmma_big_cfg::BK,
                                     128 * 64, sizeof(double), 0, sms);
@@ -116,11 +120,17 @@ extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s) {
     }
 }
 
-/* Whether mb_dgemm_dmma runs its big tile for this shape with the handle's gemm workspace on
- * a GPU of `sms` SMs (auto's stream-K rule, src/auto.c: rung 13 is that tile scheduled
- * stream-K, so it can only pay where rung 12 would run that tile). */
+/* Whether mb_dgemm_dmma runs its big tile for this call on a GPU of `sms` SMs (rung 14 runs
+ * its TMA kernel where this holds from 396 tiles: its C is then bitwise rung 12's). */
+extern "C" int mb_dgemm_dmma_picks_big(const mb_gemm_args *p, int sms) {
+    if (p->m <= 0 || p->n <= 0 || p->k <= 0 || sms <= 0) return 0; /* no gemm kernel runs */
+    return dmma_pick(p, sms) == DMMA_BIG;
+}
+
+/* The same for an m x n x k product with the handle's gemm workspace (auto's stream-K rule,
+ * src/auto.c: rung 13 is that tile scheduled stream-K, so it can only pay where rung 12 would
+ * run that tile). */
 extern "C" int mb_dgemm_dmma_big(int64_t m, int64_t n, int64_t k, int sms) {
-    if (m <= 0 || n <= 0 || k <= 0 || sms <= 0) return 0; /* no gemm kernel runs */
     mb_gemm_args p;
     memset(&p, 0, sizeof p);
     p.m = m;
@@ -128,5 +138,5 @@ extern "C" int mb_dgemm_dmma_big(int64_t m, int64_t n, int64_t k, int sms) {
     p.k = k;
     p.work = &p; /* only tested for NULL by the plans */
     p.work_bytes = MB_GEMM_WORK_BYTES;
-    return dmma_pick(&p, sms) == DMMA_BIG;
+    return mb_dgemm_dmma_picks_big(&p, sms);
 }

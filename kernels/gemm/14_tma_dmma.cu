@@ -17,7 +17,7 @@
  * transposes): each k16 copy reads 4 unused doubles per row (B K-contiguous: 25% more bytes).
  * TMA needs 16-byte aligned A and B, lda and ldb even, k a multiple of 16: other operands are
  * copied as rung 12 copies them (same threshold), else the call runs rung 12, as does every
- * shape rung 12 would not run on its big tile at once (fewer than 3 tiles per SM). Each
+ * shape rung 12 runs on a smaller tile or with fewer than 3 big tiles per SM. Each
  * element gets rung 12's mma in rung 12's order (and the same tail split of the last wave):
  * C is bitwise rung 12's.
  * Resources (nvcc 13.0 -arch=sm_90a -Xptxas -v): 128 threads, 252-253 registers, no spills;
@@ -346,15 +346,17 @@ static cudaError_t td_run(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v120
  * this rung, and runs on the copies what rung 12 runs on them. */
 #define TD_COPY_MIN_PER_ELEM 900.0
 
-/* This rung where rung 12 takes its big tile (from 3 tiles per SM: mb_dgemm_dmma) on its
- * 16-byte path, directly or on aligned copies; everything else is rung 12. */
+/* This rung where rung 12 takes its big tile with at least 3 tiles per SM (no split-K there;
+ * mb_dgemm_dmma_picks_big) on its 16-byte path, directly or on aligned copies; everything
+ * else is rung 12. */
 extern "C" cudaError_t mb_dgemm_tma_dmma(const void *a, cudaStream_t s) {
     const mb_gemm_args *p = (const mb_gemm_args *)a;
     int sms = 132;
     cudaError_t e = mb_device_info(&sms, NULL);
     if (e != cudaSuccess) return e;
     const int64_t big = mb_cdiv(p->m, td_cfg::BM) * mb_cdiv(p->n, td_cfg::BN);
-    if (big < 3 * (int64_t)sms || p->k == 0 || !tm_dims_ok(p)) return mb_dgemm_dmma(a, s);
+    if (big < 3 * (int64_t)sms || p->k == 0 || !tm_dims_ok(p) || !mb_dgemm_dmma_picks_big(p, sms))
+        return mb_dgemm_dmma(a, s);
     PFN_cuTensorMapEncodeTiled_v12000 fn;
     e = tm_encoder(&fn);
     if (e != cudaSuccess) return e;
