@@ -23,9 +23,7 @@
  *     `streamk_dmma` (its big tile scheduled stream-K) beats it (H100) where its tiles leave
  *     a partial last wave 55-85% full within two waves, or NN with less than one wave and
  *     k >= 4096 (kernels/gemm/streamk.h, mb_sk_pays; perf/results/h100/streamk/), if `dmma`
- *     would run that big tile there (mb_dgemm_dmma_big) and not one of its smaller ones;
- *     `tma_dmma` (that big tile fed by TMA) where `dmma` would run it on copies of the
- *     operands with k grown to a multiple of 16 (H100, perf/results/h100/dgemm-tilechoice/).
+ *     would run that big tile there (mb_dgemm_dmma_big) and not one of its smaller ones.
  *   omatcopy: `vectorized` at every size measured.
  *   reductions: `singlepass` with unit increments; sasum with a non-unit increment `shuffle`.
  * Not measured (no such GPU was at hand), chosen from what the hardware has:
@@ -68,13 +66,6 @@ static int streamk_pays(const mb_shape *s, const mb_target *t) {
            mb_dgemm_dmma_big(s->m, s->n, s->k, t->sms);
 }
 
-/* dgemm rung 14 (rung 12's big tile fed by TMA) where rung 12 would run its big tile on
- * copies of the operands with k grown to a multiple of 16, as rung 14 copies them (elsewhere
- * rung 14 runs rung 12 itself) */
-static int tma_copies(const mb_shape *s, const mb_target *t) {
-    return s->k % 16 != 0 && mb_dgemm_dmma_big(s->m, s->n, s->k, t->sms);
-}
-
 /* The rows every family shares: omatcopy and the reductions. */
 static const mb_auto_rule common_rows[] = {
     {MINIBLAS_OP_SOMATCOPY, ANY, ANY, ANY, ANY, ANY, ANY, "vectorized", NULL},
@@ -110,7 +101,6 @@ static const mb_auto_rule sm90_rows[] = {
     {MINIBLAS_OP_SGEMM, BIG_SIZE, ANY, BIG_AREA, ANY, 0, ANY, "pipelined", NULL},
     {MINIBLAS_OP_SGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "tuned", NULL},
     {MINIBLAS_OP_DGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "streamk_dmma", streamk_pays},
-    {MINIBLAS_OP_DGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "tma_dmma", tma_copies},
     {MINIBLAS_OP_DGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "dmma", NULL},
     {MINIBLAS_OP_DGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "tuned", NULL},
 };

@@ -59,9 +59,8 @@ static const char *pick_name(miniblas_op_t op, int64_t m, int64_t n, int64_t k, 
 
 /* dgemm on 9.0: `streamk_dmma` (rung 13) where stream-K paid on H100 (perf/results/h100/streamk/;
  * kernels/gemm/streamk.h, mb_sk_pays: column sk) and rung 12 would run the big tile rung 13
- * schedules (12_dmma.cu, mb_dgemm_dmma_big: column big), `tma_dmma` where that big tile runs
- * on copies with k grown to a multiple of 16, `dmma` elsewhere, and never with the SM count
- * unknown. Tiles of 128x64; an H100 or H200 (132 SMs, 2 tiles each) runs 264 per
+ * schedules (12_dmma.cu, mb_dgemm_dmma_big: column big), `dmma` elsewhere, and never with the
+ * SM count unknown. Tiles of 128x64; an H100 or H200 (132 SMs, 2 tiles each) runs 264 per
  * wave. */
 static void test_auto_dgemm_streamk(void) {
     static const struct { int64_t m, n, k; int trans; int sk, big; } c[] = {
@@ -121,13 +120,6 @@ static void test_auto_dgemm_streamk(void) {
     CHECK(strcmp(pick_name(MINIBLAS_OP_DGEMM, 1920, 1920, 1920, 0, &pcie), "dmma") == 0);
     CHECK(mb_sk_pays(1152, 1152, 1152, 0, 0, 114) && !mb_dgemm_dmma_big(1152, 1152, 1152, 114));
     CHECK(strcmp(pick_name(MINIBLAS_OP_DGEMM, 1152, 1152, 1152, 0, &pcie), "dmma") == 0);
-    /* k not a multiple of 16 where rung 12 runs its big tile on copies: rung 14, which copies
-     * the operands the same way (not with a build without its sm_90a code) */
-    CHECK(strcmp(pick_name(MINIBLAS_OP_DGEMM, 4097, 4095, 4099, 0, &h100), "tma_dmma") == 0);
-    CHECK(strcmp(pick_name(MINIBLAS_OP_DGEMM, 4097, 4095, 4099, 3, &h100), "tma_dmma") == 0);
-    CHECK(strcmp(pick_name(MINIBLAS_OP_DGEMM, 4097, 4095, 4099, 0, &ptx80), "dmma") == 0);
-    CHECK(strcmp(pick_name(MINIBLAS_OP_DGEMM, 4097, 4095, 4099, 0, &unknown), "dmma") == 0);
-    CHECK(strcmp(pick_name(MINIBLAS_OP_DGEMM, 1280, 1280, 1281, 0, &h100), "dmma") == 0);
     /* sgemm is not touched */
     CHECK(strcmp(pick_name(MINIBLAS_OP_SGEMM, 1280, 1280, 1280, 0, &h100), "promote4_tf32x3") == 0);
     /* the SM count of a device: cached, and 0 with an error where the runtime cannot say */

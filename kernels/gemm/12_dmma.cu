@@ -68,11 +68,11 @@ static const int dmma_c_small[] = {114, 69, 63, 68, 54}, dmma_c_tiny[] = {105, 1
 #define DMMA_COST(tiles, area, c) dmma_cost(tiles, sms, area, c, (int)(sizeof c / sizeof c[0]))
 
 /* From four waves of big tiles (1056 on an H100 / H200) the big tile; below that, the tile
- * whose grid costs least (dmma_cost), so that, e.g., 1920^3 (450 big tiles, a second wave 70%
- * full) runs the mid tile: 7-9% faster there than rung 13's stream-K big tile, 20% on
- * 1920x1920x512, 6-13% on 2432^3 and 2816^3 (one H100, perf/results/h100/dgemm-tilechoice/);
- * with four waves and more the idle share of the last wave is small, and the big tile's time
- * per element, 3% under the mid tile's at 4096^3, wins. Rung 14 runs its TMA kernel exactly
+ * whose grid costs least (dmma_cost): e.g. 1920^3 (450 big tiles, a second wave 70% full) runs
+ * the mid tile, NN 0.97x cuBLAS DGEMM where auto's stream-K big tile ran 0.88x; 1920x1920x512
+ * 0.82 -> 0.99x, 2432^3 0.88 -> 0.99x (one H100, perf/results/h100/dgemm-tilechoice/). With
+ * four waves and more the idle share of the last wave is small, and the big tile's time per
+ * element, 3% under the mid tile's at 4096^3, wins. Rung 14 runs its TMA kernel exactly
  * where the big tile runs from 396 tiles (mb_dgemm_dmma_picks_big). Two kinds of big grid are
  * priced apart: a last wave of big tiles at most half full is split in k in the same launch
  * (mb_tail, splitk.cuh: e.g. 1536^3, 288 tiles = one wave + 24 in 11 slices), costing its
