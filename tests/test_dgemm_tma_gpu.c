@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * DGEMM rung 14 tma_dmma (kernels/gemm/14_tma_dmma.cu) on the shapes where it runs its TMA
- * kernel (rung 12's big tile with 3 or more 128x64 tiles per SM of a 132-SM GPU, i.e. >= 396
- * tiles: 520 to 1188 here), beside rung 12
- * dmma:
+ * kernel (where rung 12 runs its big tile with 3 or more 128x64 tiles per SM of a 132-SM GPU,
+ * i.e. >= 396 tiles: 520 to 1188 here), beside rung 12 dmma:
  *   - against OpenBLAS with gemm_test.inc's cases and bound (NaN-poisoned C, guards and
  *     padding, alpha/beta specials): all four transposes, both layouts, edge tiles in m and n
  *     (odd sizes with even padded leading dimensions, which TMA copies), a last wave split in
