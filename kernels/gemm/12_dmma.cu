@@ -72,16 +72,16 @@ static const int dmma_c_small[] = {114, 69, 63, 68, 54}, dmma_c_tiny[] = {105, 1
  * the mid tile, NN 0.97x cuBLAS DGEMM where auto's stream-K big tile ran 0.88x; 1920x1920x512
  * 0.82 -> 0.99x, 2432^3 0.88 -> 0.99x (one H100, perf/results/h100/dgemm-tilechoice/). With
  * four waves and more the idle share of the last wave is small, and the big tile's time per
- * element, 3% under the mid tile's at 4096^3, wins. Rung 14 runs its TMA kernel exactly
- * where the big tile runs from 396 tiles (mb_dgemm_dmma_picks_big). Two kinds of big grid are
- * priced apart: a last wave of big tiles at most half full is split in k in the same launch
- * (mb_tail, splitk.cuh: e.g. 1536^3, 288 tiles = one wave + 24 in 11 slices), costing its
- * whole waves plus 1.2 / S of a wave (the slab sum and the slices' prologues: 1792^3 ran
- * faster on the mid tile than split in two); and fewer big tiles than half the slots with a
- * k deep enough to split into slices of at least 2048 cost 1 / S of a wave (split-K,
- * splitk.cuh: what serves 8192x128x8192 and 128x8192x8192; with shallower slices the split
- * big tile lost). Ties go to the larger tile. The mid and small tiles never split k; the tiny
- * tile does where its tiles fill less than half of its slots (e.g. 257x129x2051). */
+ * element, 3% under the mid tile's at 4096^3 (dgemm-swizzle/sweep-lean.txt), wins. Rung 14 runs
+ * its TMA kernel exactly where the big tile runs from 396 tiles (mb_dgemm_dmma_picks_big). Two
+ * kinds of big grid are priced apart: a last wave of big tiles at most half full is split in k
+ * in the same launch (mb_tail, splitk.cuh: e.g. 1536^3, 288 tiles = one wave + 24 in 11 slices),
+ * costing its whole waves plus 1.2 / S of a wave (the slab sum and the slices' prologues: 1792^3
+ * ran faster on the mid tile than split in two); and fewer big tiles than half the slots with a
+ * k deep enough to split into slices of at least 2048 cost 1 / S of a wave (split-K, splitk.cuh:
+ * what serves 8192x128x8192 and 128x8192x8192; with shallower slices the split big tile lost).
+ * Ties go to the larger tile. The mid and small tiles never split k; the tiny tile does where
+ * its tiles fill less than half of its slots (e.g. 257x129x2051). */
 enum { DMMA_BIG, DMMA_MID, DMMA_SMALL, DMMA_TINY };
 static int dmma_pick(const mb_gemm_args *p, int sms) {
     const int64_t big = mb_cdiv(p->m, 128) * mb_cdiv(p->n, 64);
