@@ -152,33 +152,9 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
                             acc[mi][ni][u] += __ldcg(slot + sk_slot_index<Cfg>(mi, ni, u, tid));
             }
         }
-        /* C = alpha acc + beta C over the elements the tile owns (rung 12's epilogue: with
-         * beta != 0 a 16-row strip's C values are loaded before any is stored; beta == 0:
-         * C is not read). */
-#pragma unroll
-        for (int mi = 0; mi < MI; ++mi) {
-            T cv[NI][4];
-#pragma unroll
-            for (int ni = 0; ni < NI; ++ni)
-#pragma unroll
-                for (int v = 0; v < 4; ++v) {
-                    const int64_t r = m0 + wm0 + mi * 16 + tc_frag_c_row(lane, v);
-                    const int64_t c = n0 + wn0 + ni * 8 + tc_frag_c_col(lane, v);
-                    cv[ni][v] = beta != T(0) && r >= r0 && c >= c0 ? ((const T *)p.C)[r + c * p.ldc]
-                                                                   : T(0);
-                }
-#pragma unroll
-            for (int ni = 0; ni < NI; ++ni)
-#pragma unroll
-                for (int v = 0; v < 4; ++v) {
-                    const int64_t r = m0 + wm0 + mi * 16 + tc_frag_c_row(lane, v);
-                    const int64_t c = n0 + wn0 + ni * 8 + tc_frag_c_col(lane, v);
-                    if (r >= r0 && c >= c0) {
-                        const T val = alpha * acc[mi][ni][v];
-                        ((T *)p.C)[r + c * p.ldc] = beta == T(0) ? val : val + beta * cv[ni][v];
-                    }
-                }
-        }
+        /* C = alpha acc + beta C over the elements the tile owns (rung 12's epilogue). */
+        tc_store_c<Cfg>(acc, (T *)p.C, p.ldc, m0, n0, r0, c0, p.m, p.n, alpha, beta, wm0, wn0,
+                        lane);
     }
 #endif
 }

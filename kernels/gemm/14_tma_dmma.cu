@@ -223,32 +223,11 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
                 if (kt + j < KT) ktile(kt + j, j);
         }
 
-        /* Epilogue: rung 12's (tc_kernel.cuh), every tile at its own place (no edge shift:
-         * TMA zero-filled what lies outside the matrix). A tail slab holds the tile, ld BM. */
+        /* Epilogue: rung 12's (tc_store_c), every tile at its own place (no edge shift: TMA
+         * zero-filled what lies outside the matrix). A tail slab holds the tile, ld BM. */
         const int64_t ldo = to_slab ? BM : p.ldc, off = to_slab ? m0 + n0 * BM : 0;
-#pragma unroll
-        for (int mi = 0; mi < MI; ++mi) {
-            double cv[NI][4];
-#pragma unroll
-            for (int ni = 0; ni < NI; ++ni)
-#pragma unroll
-                for (int v = 0; v < 4; ++v) {
-                    const int64_t r = m0 + wm0 + mi * 16 + tc_frag_c_row(lane, v);
-                    const int64_t c = n0 + wn0 + ni * 8 + tc_frag_c_col(lane, v);
-                    cv[ni][v] = beta != 0.0 && r < p.m && c < p.n ? C[r + c * ldo - off] : 0.0;
-                }
-#pragma unroll
-            for (int ni = 0; ni < NI; ++ni)
-#pragma unroll
-                for (int v = 0; v < 4; ++v) {
-                    const int64_t r = m0 + wm0 + mi * 16 + tc_frag_c_row(lane, v);
-                    const int64_t c = n0 + wn0 + ni * 8 + tc_frag_c_col(lane, v);
-                    if (r < p.m && c < p.n) {
-                        const double val = alpha * acc[mi][ni][v];
-                        C[r + c * ldo - off] = beta == 0.0 ? val : val + beta * cv[ni][v];
-                    }
-                }
-        }
+        tc_store_c<Cfg>(acc, C - off, ldo, m0, n0, m0, n0, p.m, p.n, alpha, beta, wm0, wn0,
+                        lane);
     }
 #else
     /* Not built for sm_90a: never launched (dispatch requires a compute capability 9.0 GPU,

@@ -393,14 +393,15 @@ __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg:
     static_assert(Cfg::DK == 8 && Cfg::BK == 16 && Cfg::MI >= 2, "XMMA: two m16n8k8 steps");
     constexpr int S = Cfg::STAGES, BK = Cfg::BK, MI = Cfg::MI, NI = Cfg::NI;
     constexpr int AE = Cfg::a_elems(AKC), BE = Cfg::b_elems(BKC);
-    /* Copies: the lean interior path of tc_load_tile; a thread's first chunk of A is in
-     * row ao (of the tile's outer dimension) at inner offset ai, likewise for B. */
+    /* Copies: tc_copy_row; a thread's first chunk of A is in row ao (of the tile's outer
+     * dimension) at inner offset ai, likewise for B. */
     constexpr int A_OUT = AKC ? Cfg::BM : BK, A_IN = AKC ? BK : Cfg::BM;
     constexpr int A_LDS = AKC ? Cfg::LD_K : Cfg::LD_AM;
     constexpr int B_OUT = BKC ? Cfg::BN : BK, B_IN = BKC ? BK : Cfg::BN;
     constexpr int B_LDS = BKC ? Cfg::LD_K : Cfg::LD_BN;
-    const int ao = tid / (A_IN / 2), ai = tid % (A_IN / 2) * 2;
-    const int bo = tid / (B_IN / 2), bi = tid % (B_IN / 2) * 2;
+    int ao, ai, bo, bi;
+    tc_row_copy<double, A_OUT, A_IN, Cfg::NTHREADS>::origin(tid, &ao, &ai);
+    tc_row_copy<double, B_OUT, B_IN, Cfg::NTHREADS>::origin(tid, &bo, &bi);
     /* Global sources of k-tile S - 1, the first the loop copies (or of the last k-tile, when
      * there are fewer), and the step per k-tile. */
     const int64_t adv_a = AKC ? BK : BK * p.lda, adv_b = BKC ? BK : BK * p.ldb;
@@ -445,9 +446,9 @@ __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg:
             if (mi == 1) {
                 /* No branch, so that ptxas may spread the copies among the mma: past the
                  * last k-tile the last one is copied again, into a buffer nothing reads. */
-                tc_copy_lean<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS, true, Cfg::SWZ>(
+                tc_copy_row<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS, true, Cfg::SWZ>(
                     da + ls * AE, ga, p.lda);
-                tc_copy_lean<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS, true, Cfg::SWZ>(
+                tc_copy_row<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS, true, Cfg::SWZ>(
                     db + ls * BE, gb, p.ldb);
                 tc_cp_async_commit();
                 if (kt + S < KT) {
