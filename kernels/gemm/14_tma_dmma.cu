@@ -204,7 +204,13 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
                 mma1(mi, 0, 1);
                 if (mi == 0) {
                     tc_gather_a1_f64<Cfg, AKC, 2>(a1[MI - 1], cA, wm0, MI - 1, 8, lane);
-                    tm_arrive(empty0 + 8 * cs); /* this thread's reads of stage cs are done */
+                    /* This thread's reads of stage cs are done. The fence orders them before
+                     * the TMA that refills the stage (async proxy): without it the arrive
+                     * went out while the load just issued had not yet read the stage, and
+                     * now and then a refill landed first (one warp's last row tile wrong,
+                     * test_dgemm_tma_gpu on an H100). */
+                    wg_fence_proxy_async();
+                    tm_arrive(empty0 + 8 * cs);
                 } else if (next) {
                     if (mi == 1) {
                         /* 4 stages: one divergent region per k-tile, refill and wait */
