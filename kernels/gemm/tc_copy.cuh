@@ -102,52 +102,15 @@ TC_UNROLL
  * apart; dst / src are its first chunk's (row tid / CPR, inner offset VEC (tid % CPR), in a
  * swizzled tile tc_swz of it: the same for all its rows, ROWS being a multiple of 4). */
 template <typename T, int OUTER, int INNER, int LDS, int NTHREADS, bool L2PF = false,
-          bool SWZ = false, int J0 = 0, int J1 = OUTER *(INNER / (16 / (int)sizeof(T))) / NTHREADS>
+          bool SWZ = false>
 TC_HD void tc_copy_lean(T *dst, const T *src, int64_t ld) {
     constexpr int CPR = INNER / (16 / (int)sizeof(T)), ROWS = NTHREADS / CPR;
     static_assert(NTHREADS % CPR == 0 && (OUTER * CPR) % NTHREADS == 0, "lean copy");
     static_assert(!SWZ || ROWS % 4 == 0, "a thread's rows share the swizzle");
     const int64_t step = (int64_t)ROWS * ld;
 TC_UNROLL
-    for (int it = J0; it < J1; ++it) tc_cp_async16<L2PF>(dst + it * ROWS * LDS, src + it * step);
-}
-
-/* The XMMA loop's copy (tc_mainloop_f64_xmma), chunks [J0, J1) of a thread's CPT (so that the
- * loop can spread them among its mma). Where TPR = NTHREADS / OUTER threads share a row and
- * each row gets a whole 128-byte line per instruction (TPR >= 8), a thread's chunks lie in
- * one row, TPR chunks apart: every copy addresses its source and destination from the same
- * two registers plus a constant. The lean copy's chunks are rows apart, a run-time stride, so
- * each copy's address is the previous one's plus the stride, written to the register the
- * previous copy reads: that add waits until the copy has left the queue (on an H100, 7% of
- * the warps' time in the 2048^3 NN main loop, against 1.4% in cuBLAS's). With 32 bytes a row
- * per instruction (NN's B, TPR = 2) the loop ran 5-8% slower (four times the lines per
- * instruction); A's 8 copies issued back to back filled the memory-instruction queue (NN 6%
- * slower). origin() gives a thread's first chunk (row o, inner offset i); the other shapes
- * take the lean copy. */
-template <typename T, int OUTER, int INNER, int NTHREADS>
-struct tc_row_copy {
-    static constexpr int VEC = 16 / (int)sizeof(T), CPR = INNER / VEC;
-    static constexpr int TPR = NTHREADS / OUTER; /* threads a row */
-    static constexpr int CPT = OUTER * CPR / NTHREADS; /* chunks a thread */
-    static constexpr bool ROW = NTHREADS % OUTER == 0 && TPR >= 8 && CPR % TPR == 0;
-    TC_HD static void origin(int tid, int *o, int *i) {
-        *o = ROW ? tid / TPR : tid / CPR;
-        *i = (ROW ? tid % TPR : tid % CPR) * VEC;
-    }
-};
-template <typename T, int OUTER, int INNER, int LDS, int NTHREADS, bool L2PF, bool SWZ, int J0,
-          int J1>
-TC_HD void tc_copy_row(T *dst, const T *src, int64_t ld) {
-    typedef tc_row_copy<T, OUTER, INNER, NTHREADS> R;
-    static_assert(0 <= J0 && J0 <= J1 && J1 <= R::CPT, "chunk range");
-    if constexpr (R::ROW) {
-        static_assert(!SWZ, "unswizzled tiles");
-TC_UNROLL
-        for (int j = J0; j < J1; ++j)
-            tc_cp_async16<L2PF>(dst + j * R::TPR * R::VEC, src + j * R::TPR * R::VEC);
-    } else {
-        tc_copy_lean<T, OUTER, INNER, LDS, NTHREADS, L2PF, SWZ, J0, J1>(dst, src, ld);
-    }
+    for (int it = 0; it < OUTER * CPR / NTHREADS; ++it)
+        tc_cp_async16<L2PF>(dst + it * ROWS * LDS, src + it * step);
 }
 
 template <typename T, int OUTER, int INNER, int LDS, int NTHREADS, bool LEAN = false,

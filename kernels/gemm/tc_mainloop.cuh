@@ -393,18 +393,14 @@ __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg:
     static_assert(Cfg::DK == 8 && Cfg::BK == 16 && Cfg::MI >= 2, "XMMA: two m16n8k8 steps");
     constexpr int S = Cfg::STAGES, BK = Cfg::BK, MI = Cfg::MI, NI = Cfg::NI;
     constexpr int AE = Cfg::a_elems(AKC), BE = Cfg::b_elems(BKC);
-    /* Copies: tc_copy_row; a thread's first chunk of A is in row ao (of the tile's outer
-     * dimension) at inner offset ai, likewise for B. */
+    /* Copies: the lean interior path of tc_load_tile; a thread's first chunk of A is in
+     * row ao (of the tile's outer dimension) at inner offset ai, likewise for B. */
     constexpr int A_OUT = AKC ? Cfg::BM : BK, A_IN = AKC ? BK : Cfg::BM;
     constexpr int A_LDS = AKC ? Cfg::LD_K : Cfg::LD_AM;
     constexpr int B_OUT = BKC ? Cfg::BN : BK, B_IN = BKC ? BK : Cfg::BN;
     constexpr int B_LDS = BKC ? Cfg::LD_K : Cfg::LD_BN;
-    typedef tc_row_copy<double, A_OUT, A_IN, Cfg::NTHREADS> RA;
-    typedef tc_row_copy<double, B_OUT, B_IN, Cfg::NTHREADS> RB;
-    constexpr int CA = RA::CPT, CB = RB::CPT; /* copies a thread */
-    int ao, ai, bo, bi;
-    RA::origin(tid, &ao, &ai);
-    RB::origin(tid, &bo, &bi);
+    const int ao = tid / (A_IN / 2), ai = tid % (A_IN / 2) * 2;
+    const int bo = tid / (B_IN / 2), bi = tid % (B_IN / 2) * 2;
     /* Global sources of k-tile S - 1, the first the loop copies (or of the last k-tile, when
      * there are fewer), and the step per k-tile. */
     const int64_t adv_a = AKC ? BK : BK * p.lda, adv_b = BKC ? BK : BK * p.ldb;
@@ -446,17 +442,12 @@ __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg:
         for (int mi = 1; mi < MI; ++mi) {
             mma0(mi, 0, 1);
             tc_gather_a1_f64<Cfg, AKC, 2>(a1[mi - 1], cA, wm0, mi - 1, 8, lane);
-            /* No branch, so that ptxas may spread the copies among the mma: past the last
-             * k-tile the last one is copied again, into a buffer nothing reads. A's first
-             * half after row tile 1's first mma, its second after row tile 2's, then B. */
-            if (mi == 1)
-                tc_copy_row<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS, true, Cfg::SWZ, 0,
-                            CA / 2>(da + ls * AE, ga, p.lda);
-            if (mi == (MI > 2 ? 2 : 1))
-                tc_copy_row<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS, true, Cfg::SWZ, CA / 2,
-                            CA>(da + ls * AE, ga, p.lda);
-            if (mi == MI - 1) {
-                tc_copy_row<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS, true, Cfg::SWZ, 0, CB>(
+            if (mi == 1) {
+                /* No branch, so that ptxas may spread the copies among the mma: past the
+                 * last k-tile the last one is copied again, into a buffer nothing reads. */
+                tc_copy_lean<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS, true, Cfg::SWZ>(
+                    da + ls * AE, ga, p.lda);
+                tc_copy_lean<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS, true, Cfg::SWZ>(
                     db + ls * BE, gb, p.ldb);
                 tc_cp_async_commit();
                 if (kt + S < KT) {
