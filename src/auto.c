@@ -23,7 +23,8 @@
  *     `streamk_dmma` (its big tile scheduled stream-K) beats it (H100) where its tiles leave
  *     a partial last wave 55-85% full within two waves, or NN with less than one wave and
  *     k >= 4096 (kernels/gemm/streamk.h, mb_sk_pays; perf/results/h100/streamk/), if `dmma`
- *     would run that big tile there (mb_dgemm_dmma_big) and not one of its smaller ones.
+ *     would run that big tile there (mb_dgemm_dmma_big) and not one of its smaller ones;
+ *     `tma_dmma` (that big tile fed by TMA) NN with k <= 512 (H100).
  *   omatcopy: `vectorized` at every size measured.
  *   reductions: `singlepass` with unit increments; sasum with a non-unit increment `shuffle`.
  * Not measured (no such GPU was at hand), chosen from what the hardware has:
@@ -66,6 +67,16 @@ static int streamk_pays(const mb_shape *s, const mb_target *t) {
            mb_dgemm_dmma_big(s->m, s->n, s->k, t->sms);
 }
 
+/* dgemm rung 14 (rung 12's big tile fed by TMA) beats rung 12 NN with k <= 512 (H100,
+ * perf/results/h100/dgemm-epilogue/: 2-7% at 4096^2, 8192^2, 6144^2, 3072^2 by 128-512; level
+ * at k = 768, 1-2% behind at 1024; TT level or behind), where rung 12 would run its big tile
+ * (elsewhere rung 14 runs rung 12) and k is a multiple of 16 (else rung 14 copies the
+ * operands); never with the SM count unknown */
+static int tma_short_k(const mb_shape *s, const mb_target *t) {
+    return s->k <= 512 && s->k % 16 == 0 && t->sms > 0 &&
+           mb_dgemm_dmma_big(s->m, s->n, s->k, t->sms);
+}
+
 /* The rows every family shares: omatcopy and the reductions. */
 static const mb_auto_rule common_rows[] = {
     {MINIBLAS_OP_SOMATCOPY, ANY, ANY, ANY, ANY, ANY, ANY, "vectorized", NULL},
@@ -101,6 +112,7 @@ static const mb_auto_rule sm90_rows[] = {
     {MINIBLAS_OP_SGEMM, BIG_SIZE, ANY, BIG_AREA, ANY, 0, ANY, "pipelined", NULL},
     {MINIBLAS_OP_SGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "tuned", NULL},
     {MINIBLAS_OP_DGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "streamk_dmma", streamk_pays},
+    {MINIBLAS_OP_DGEMM, ANY, ANY, ANY, ANY, 0, ANY, "tma_dmma", tma_short_k},
     {MINIBLAS_OP_DGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "dmma", NULL},
     {MINIBLAS_OP_DGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "tuned", NULL},
 };

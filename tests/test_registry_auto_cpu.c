@@ -114,6 +114,27 @@ static void test_auto_dgemm_streamk(void) {
                (long long)n, (long long)k, got);
         CHECK(!mb_sk_pays(m, n, k, tr & 1, tr >> 1, 0));
     }
+    /* NN with k <= 512 (a multiple of 16) on rung 12's big tile: `tma_dmma` where its sm_90a
+     * code exists and the SM count is known */
+    static const struct { int64_t m, n, k; int trans; const char *want; } t[] = {
+        {4096, 4096, 256, 0, "tma_dmma"}, {4096, 4096, 512, 0, "tma_dmma"},
+        {8192, 8192, 128, 0, "tma_dmma"}, {4096, 4096, 16, 0, "tma_dmma"},
+        {4096, 4096, 528, 0, "dmma"},     {4096, 4096, 250, 0, "dmma"}, /* k */
+        {4096, 4096, 256, 1, "dmma"},     {4096, 4096, 256, 2, "dmma"}, /* transposes */
+        {4096, 4096, 256, 3, "dmma"},     {1024, 1024, 256, 0, "dmma"}, /* 128 tiles */
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; ++i) {
+        const char *got = pick_name(MINIBLAS_OP_DGEMM, t[i].m, t[i].n, t[i].k, t[i].trans, &h100);
+        CHECKF(strcmp(got, t[i].want) == 0, "dgemm %lldx%lldx%lld trans %d, 132 SMs: %s, expected %s",
+               (long long)t[i].m, (long long)t[i].n, (long long)t[i].k, t[i].trans, got,
+               t[i].want);
+        got = pick_name(MINIBLAS_OP_DGEMM, t[i].m, t[i].n, t[i].k, t[i].trans, &ptx80);
+        CHECKF(strcmp(got, "dmma") == 0, "dgemm %lldx%lldx%lld trans %d, 8.0 code: %s",
+               (long long)t[i].m, (long long)t[i].n, (long long)t[i].k, t[i].trans, got);
+        got = pick_name(MINIBLAS_OP_DGEMM, t[i].m, t[i].n, t[i].k, t[i].trans, &unknown);
+        CHECKF(strcmp(got, "dmma") == 0, "dgemm %lldx%lldx%lld trans %d, SMs unknown: %s",
+               (long long)t[i].m, (long long)t[i].n, (long long)t[i].k, t[i].trans, got);
+    }
     /* the waves are the GPU's: 1280^3 fills 88% of 228 slots, 1920^3's second wave 97%;
      * 1152^3 fills 71% of them, but there rung 12 runs its mid tile */
     CHECK(strcmp(pick_name(MINIBLAS_OP_DGEMM, 1280, 1280, 1280, 0, &pcie), "dmma") == 0);
