@@ -7,8 +7,8 @@
  * (cp.async.bulk.tensor.2d, one tensor map per operand, built on the host) into a ring of 4
  * stages (3 when A is transposed: its K-contiguous stage is larger); per stage a "full"
  * mbarrier (expect_tx: the stage's bytes) says it landed and an "empty" mbarrier (one arrival
- * per thread, after its last fragment load of the stage) says it was read. No warp is
- * specialised: thread 0 refills the stage read last from inside the main loop.
+ * per thread, after its last fragment load of the stage and a proxy fence) says it was read.
+ * No warp is specialised: thread 0 refills the stage read last from inside the main loop.
  * Why faster: the per-k-tile cp.async.wait + __syncthreads become one mbarrier wait, and the
  * copies' address and predicate arithmetic, the LDGSTS and their 64-bit pointers leave the
  * loop (fewer instructions and registers per k16; warps drift instead of meeting at a
@@ -20,10 +20,11 @@
  * shape rung 12 runs on a smaller tile or with fewer than 3 big tiles per SM. Each
  * element gets rung 12's mma in rung 12's order (and the same tail split of the last wave):
  * C is bitwise rung 12's.
- * Resources (nvcc 13.0 -arch=sm_90a -Xptxas -v): 128 threads, 252-253 registers, no spills;
+ * Resources (nvcc 13.0 -arch=sm_90a -Xptxas -v): 128 threads, 255 registers, no spills;
  * dynamic shared memory 4 x 26.5 KB (NN), 4 x 25 KB (NT), 3 x 30 KB (TN), 3 x 28.5 KB (TT)
- * plus 8 B per mbarrier; 2 blocks per SM. Measured (H100, perf/results/h100/tma/): not faster:
- * 0.94-0.99x rung 12's speed from 2048 to 8192, 1.02-1.04x on 4097x4095x4099 (copies).
+ * plus 8 B per mbarrier; 2 blocks per SM. Measured (H100, perf/results/h100/dgemm-epilogue/):
+ * NN with k <= 512 1.02-1.07x rung 12's speed (4096x4096x256: 0.94x cuBLAS DGEMM against
+ * 0.89x; auto takes it there), level at k = 768, 0.97-0.99x from 2048^3 to 8192^3.
  * Built for sm_90a (CMakeLists.txt); the sm_90 build traps; dispatch requires cc 9.0.
  */
 #include "tma_ring.cuh"
