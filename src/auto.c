@@ -69,7 +69,7 @@ static int streamk_pays(const mb_shape *s, const mb_target *t) {
 
 /* dgemm rung 14 (rung 12's big tile fed by TMA) beats rung 12 NN with k <= 512 (H100,
  * perf/results/h100/dgemm-epilogue/: 2-7% at 4096^2, 8192^2, 6144^2, 3072^2 by 128-512; level
- * at k = 768, 1-2% behind at 1024; TT level or behind), where rung 12 would run its big tile
+ * at k = 768, 1% behind at 1024; TT level or behind), where rung 12 would run its big tile
  * (elsewhere rung 14 runs rung 12) and k is a multiple of 16 (else rung 14 copies the
  * operands); never with the SM count unknown */
 static int tma_short_k(const mb_shape *s, const mb_target *t) {
