@@ -73,8 +73,7 @@ static int streamk_pays(const mb_shape *s, const mb_target *t) {
  * (elsewhere rung 14 runs rung 12) and k is a multiple of 16 (else rung 14 copies the
  * operands); never with the SM count unknown */
 static int tma_short_k(const mb_shape *s, const mb_target *t) {
-    return s->k <= 512 && s->k % 16 == 0 && t->sms > 0 &&
-           mb_dgemm_dmma_big(s->m, s->n, s->k, t->sms);
+    return s->k <= 512 && s->k % 16 == 0 && mb_dgemm_dmma_big(s->m, s->n, s->k, t->sms);
 }
 
 /* The rows every family shares: omatcopy and the reductions. */
