@@ -47,7 +47,7 @@ __device__ __forceinline__ void tc_store_c(const typename Cfg::T (&acc)[Cfg::MI]
 #pragma unroll
             for (int j = 0; j < 2; ++j) col[ni][j] = cb + (ni * 8 + j) * ldc;
         if (beta == T(0)) {
-            auto store = [&](T a, bool scale) {
+            auto store = [&](bool scale) {
 #pragma unroll
                 for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
@@ -55,12 +55,12 @@ __device__ __forceinline__ void tc_store_c(const typename Cfg::T (&acc)[Cfg::MI]
 #pragma unroll
                         for (int v = 0; v < 4; ++v)
                             col[ni][v & 1][mi * 16 + 8 * (v >> 1)] =
-                                scale ? a * acc[mi][ni][v] : acc[mi][ni][v];
+                                scale ? alpha * acc[mi][ni][v] : acc[mi][ni][v];
             };
             if (alpha == T(1))
-                store(alpha, false);
+                store(false);
             else
-                store(alpha, true);
+                store(true);
             return;
         }
 #pragma unroll
