@@ -140,6 +140,10 @@ cudaError_t mb_dgemm_scale(const mb_gemm_args *args, cudaStream_t stream);
  * gemm workspace (auto's stream-K rule). */
 int mb_dgemm_dmma_picks_big(const mb_gemm_args *args, int sms);
 int mb_dgemm_dmma_big(int64_t m, int64_t n, int64_t k, int sms);
+/* Whether dgemm rung 14 (kernels/gemm/14_tma_dmma.cu) runs its TMA kernel for an m x n x k
+ * product with the handle's gemm workspace (where rung 12 runs its big tile, from 3 tiles per
+ * SM; auto's rules). */
+int mb_dgemm_tma_dmma_big(int64_t m, int64_t n, int64_t k, int sms);
 
 #ifdef __cplusplus
 }

@@ -24,7 +24,8 @@
  *     a partial last wave 55-85% full within two waves, or NN with less than one wave and
  *     k >= 4096 (kernels/gemm/streamk.h, mb_sk_pays; perf/results/h100/streamk/), if `dmma`
  *     would run that big tile there (mb_dgemm_dmma_big) and not one of its smaller ones;
- *     `tma_dmma` (that big tile fed by TMA) NN with k <= 512 (H100).
+ *     `tma_dmma` (that big tile fed by TMA) NN with k <= 512, and where `dmma` cannot move
+ *     its edge tiles inside the matrix (odd m or n, by layout) (H100).
  *   omatcopy: `vectorized` at every size measured.
  *   reductions: `singlepass` with unit increments; sasum with a non-unit increment `shuffle`.
  * Not measured (no such GPU was at hand), chosen from what the hardware has:
@@ -67,13 +68,26 @@ static int streamk_pays(const mb_shape *s, const mb_target *t) {
            mb_dgemm_dmma_big(s->m, s->n, s->k, t->sms);
 }
 
-/* dgemm rung 14 (rung 12's big tile fed by TMA) beats rung 12 NN with k <= 512 (H100,
- * perf/results/h100/dgemm-epilogue/: 2-7% at 4096^2, 8192^2, 6144^2, 3072^2 by 128-512; level
- * at k = 768, 1% behind at 1024; TT level or behind), where rung 12 would run its big tile
- * (elsewhere rung 14 runs rung 12) and k is a multiple of 16 (else rung 14 copies the
- * operands); never with the SM count unknown */
+/* dgemm rung 14 (rung 12's big tile fed by TMA), where it runs its own kernel (rung 12's big
+ * tile from 3 tiles per SM; elsewhere it runs rung 12; never with the SM count unknown), beats
+ * rung 12 (H100):
+ * - NN with k <= 512, a multiple of 16 (else rung 14 copies the operands;
+ *   perf/results/h100/dgemm-epilogue/: 2-7% at 4096^2, 8192^2, 6144^2, 3072^2 by 128-512;
+ *   level at k = 768, 1% behind at 1024; TT level or behind);
+ * - where rung 12 cannot move its edge tiles inside the matrix (tc_edge_shift: an odd m with
+ *   A M-contiguous, NN and NT, or an odd n with B N-contiguous, NT and TT; the 16-byte copies
+ *   would start at an odd element) and runs them on its plainer STEP loop, while TMA fills
+ *   what lies outside the matrix with zeros (perf/results/h100/dgemm-odd/: NN 2047^3 13%,
+ *   3001x4095x2049 8%, 5001^3 6%, 4097x4095x4099 3% less time; TT 2047^3 7%, the others
+ *   within 1.5% either way; NT not measured). */
 static int tma_short_k(const mb_shape *s, const mb_target *t) {
-    return s->k <= 512 && s->k % 16 == 0 && mb_dgemm_dmma_big(s->m, s->n, s->k, t->sms);
+    return s->k <= 512 && s->k % 16 == 0 && mb_dgemm_tma_dmma_big(s->m, s->n, s->k, t->sms);
+}
+/* (ahead of the stream-K row: rung 13 runs rung 12 where rung 12 cannot move its edge tiles) */
+static int tma_odd_edges(const mb_shape *s, const mb_target *t) {
+    const int ta = s->trans & 1, tb = (s->trans >> 1) & 1;
+    return ((!ta && s->m % 2) || (tb && s->n % 2)) &&
+           mb_dgemm_tma_dmma_big(s->m, s->n, s->k, t->sms);
 }
 
 /* The rows every family shares: omatcopy and the reductions. */
@@ -110,6 +124,7 @@ static const mb_auto_rule sm90_rows[] = {
     {MINIBLAS_OP_SGEMM, ANY, ANY, ANY, SPLITK_VOLUME, ANY, ANY, "promote4_tf32x3", NULL},
     {MINIBLAS_OP_SGEMM, BIG_SIZE, ANY, BIG_AREA, ANY, 0, ANY, "pipelined", NULL},
     {MINIBLAS_OP_SGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "tuned", NULL},
+    {MINIBLAS_OP_DGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "tma_dmma", tma_odd_edges},
     {MINIBLAS_OP_DGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "streamk_dmma", streamk_pays},
     {MINIBLAS_OP_DGEMM, ANY, ANY, ANY, ANY, 0, ANY, "tma_dmma", tma_short_k},
     {MINIBLAS_OP_DGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "dmma", NULL},

@@ -114,15 +114,28 @@ static void test_auto_dgemm_streamk(void) {
                (long long)n, (long long)k, got);
         CHECK(!mb_sk_pays(m, n, k, tr & 1, tr >> 1, 0));
     }
-    /* NN with k <= 512 (a multiple of 16) on rung 12's big tile: `tma_dmma` where its sm_90a
-     * code exists and the SM count is known */
+    /* `tma_dmma` where its sm_90a code exists, the SM count is known and rung 14 runs its own
+     * kernel (rung 12's big tile, at least 396 tiles), for NN with k <= 512 (a multiple of 16)
+     * and where rung 12 cannot shift its edge tiles: odd m with A M-contiguous (trans bit 0
+     * clear: NN, NT), odd n with B N-contiguous (bit 1 set: NT, TT) */
     static const struct { int64_t m, n, k; int trans; const char *want; } t[] = {
         {4096, 4096, 256, 0, "tma_dmma"}, {4096, 4096, 512, 0, "tma_dmma"},
         {8192, 8192, 128, 0, "tma_dmma"}, {4096, 4096, 16, 0, "tma_dmma"},
         {4096, 4096, 528, 0, "dmma"},     {4096, 4096, 250, 0, "dmma"}, /* k */
         {4096, 4096, 256, 1, "dmma"},     {4096, 4096, 256, 2, "dmma"}, /* transposes */
         {4096, 4096, 256, 3, "dmma"},     {1024, 1024, 256, 0, "dmma"}, /* 128 tiles */
+        {2047, 2047, 2047, 0, "tma_dmma"}, {2047, 2047, 2047, 3, "tma_dmma"}, /* odd edges */
+        {2047, 2047, 2047, 2, "tma_dmma"}, {2047, 2047, 2047, 1, "dmma"},     /* TN shifts */
+        {4097, 4095, 4099, 0, "tma_dmma"}, {4097, 4095, 4099, 3, "tma_dmma"},
+        {2047, 2048, 2048, 0, "tma_dmma"}, {2048, 2047, 2048, 0, "dmma"}, /* NN: m only */
+        {2048, 2047, 2048, 3, "tma_dmma"}, {2047, 2048, 2048, 3, "dmma"}, /* TT: n only */
+        {2048, 2047, 2048, 2, "tma_dmma"}, {2047, 2048, 2048, 2, "tma_dmma"}, /* NT: both */
+        {3000, 3000, 3001, 0, "dmma"},     {5001, 5001, 5001, 0, "tma_dmma"},
+        {1023, 1023, 1023, 0, "dmma"},     {127, 8192, 8192, 0, "dmma"}, /* under 396 tiles */
+        {1407, 1408, 1408, 0, "dmma"},                                   /* 242 big tiles */
     };
+    CHECK(mb_dgemm_dmma_big(1407, 1408, 1408, 132) && !mb_dgemm_tma_dmma_big(1407, 1408, 1408, 132));
+    CHECK(mb_dgemm_tma_dmma_big(2047, 2048, 2048, 132) && !mb_dgemm_tma_dmma_big(2047, 2048, 2048, 0));
     for (size_t i = 0; i < sizeof t / sizeof t[0]; ++i) {
         const char *got = pick_name(MINIBLAS_OP_DGEMM, t[i].m, t[i].n, t[i].k, t[i].trans, &h100);
         CHECKF(strcmp(got, t[i].want) == 0, "dgemm %lldx%lldx%lld trans %d, 132 SMs: %s, expected %s",

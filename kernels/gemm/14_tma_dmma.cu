@@ -332,6 +332,11 @@ static cudaError_t td_run(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v120
  * this rung, and runs on the copies what rung 12 runs on them. */
 #define TD_COPY_MIN_PER_ELEM 900.0
 
+/* At least 3 tiles per SM: where rung 12 takes its big tile with fewer it splits k. */
+static int td_enough_tiles(int64_t m, int64_t n, int sms) {
+    return mb_cdiv(m, td_cfg::BM) * mb_cdiv(n, td_cfg::BN) >= 3 * (int64_t)sms;
+}
+
 /* This rung where rung 12 takes its big tile with at least 3 tiles per SM (no split-K there;
  * mb_dgemm_dmma_picks_big) on its 16-byte path, directly or on aligned copies; everything
  * else is rung 12. */
@@ -340,8 +345,8 @@ extern "C" cudaError_t mb_dgemm_tma_dmma(const void *a, cudaStream_t s) {
     int sms = 132;
     cudaError_t e = mb_device_info(&sms, NULL);
     if (e != cudaSuccess) return e;
-    const int64_t big = mb_cdiv(p->m, td_cfg::BM) * mb_cdiv(p->n, td_cfg::BN);
-    if (big < 3 * (int64_t)sms || p->k == 0 || !tm_dims_ok(p) || !mb_dgemm_dmma_picks_big(p, sms))
+    if (!td_enough_tiles(p->m, p->n, sms) || p->k == 0 || !tm_dims_ok(p) ||
+        !mb_dgemm_dmma_picks_big(p, sms))
         return mb_dgemm_dmma(a, s);
     PFN_cuTensorMapEncodeTiled_v12000 fn;
     e = tm_encoder(&fn);
@@ -359,4 +364,11 @@ extern "C" cudaError_t mb_dgemm_tma_dmma(const void *a, cudaStream_t s) {
     if (made < 0) return e;
     if (made) return oc_end(buf, td_run(&q, fn, s), s);
     return mb_dgemm_dmma(a, s); /* rung 12's STEP kernel */
+}
+
+/* Whether this rung runs its own kernel for an m x n x k product with the handle's gemm
+ * workspace on a GPU of `sms` SMs (given a driver with tensor maps and dimensions TMA takes):
+ * auto's rules name it only there. */
+extern "C" int mb_dgemm_tma_dmma_big(int64_t m, int64_t n, int64_t k, int sms) {
+    return sms > 0 && td_enough_tiles(m, n, sms) && mb_dgemm_dmma_big(m, n, k, sms);
 }
