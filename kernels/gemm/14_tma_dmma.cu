@@ -9,22 +9,21 @@
  * mbarrier (expect_tx: the stage's bytes) says it landed and an "empty" mbarrier (one arrival
  * per thread, after its last fragment load of the stage and a proxy fence) says it was read.
  * No warp is specialised: thread 0 refills the stage read last from inside the main loop.
- * Why faster: the per-k-tile cp.async.wait + __syncthreads become one mbarrier wait, and the
- * copies' address and predicate arithmetic, the LDGSTS and their 64-bit pointers leave the
- * loop (fewer instructions and registers per k16; warps drift instead of meeting at a
- * barrier). TMA zero-fills outside the matrix, so edge tiles need no other path.
- * Limits: the boxes are as wide as rung 12's padded rows (its conflict-free layouts, all four
- * transposes): each k16 copy reads 4 unused doubles per row (B K-contiguous: 25% more bytes).
- * TMA needs 16-byte aligned A and B, lda and ldb even, k a multiple of 16: other operands are
- * copied as rung 12 copies them (same threshold), else the call runs rung 12, as does every
- * shape rung 12 runs on a smaller tile or with fewer than 3 big tiles per SM. Each
- * element gets rung 12's mma in rung 12's order (and the same tail split of the last wave):
- * C is bitwise rung 12's.
+ * Why faster: one mbarrier wait replaces cp.async.wait + __syncthreads per k-tile, and the
+ * copies' address arithmetic, LDGSTS and 64-bit pointers leave the loop (warps drift instead
+ * of meeting at a barrier); TMA zero-fills outside the matrix, so edge tiles need no other path.
+ * Limits: the boxes are as wide as rung 12's padded rows (its conflict-free layouts): each k16
+ * copy reads 4 unused doubles per row (B K-contiguous: 25% more bytes). TMA needs 16-byte
+ * aligned A and B, lda and ldb even, k a multiple of 16: other operands are copied as rung 12
+ * copies them, else the call runs rung 12, as does every shape rung 12 runs on a smaller tile
+ * or with fewer than 3 big tiles per SM. C is bitwise rung 12's (its mma in its order, its
+ * tail split of the last wave).
  * Resources (nvcc 13.0 -arch=sm_90a -Xptxas -v): 128 threads, 255 registers, no spills;
  * dynamic shared memory 4 x 26.5 KB (NN), 4 x 25 KB (NT), 3 x 30 KB (TN), 3 x 28.5 KB (TT)
- * plus 8 B per mbarrier; 2 blocks per SM. Measured (H100, perf/results/h100/dgemm-epilogue/):
- * NN with k <= 512 1.02-1.07x rung 12's speed (4096x4096x256: 0.94x cuBLAS DGEMM against
- * 0.89x; auto takes it there), level at k = 768, 0.97-0.99x from 2048^3 to 8192^3.
+ * plus 8 B per mbarrier; 2 blocks per SM. Measured (H100, perf/results/h100/dgemm-epilogue/,
+ * dgemm-odd/): 1.02-1.07x rung 12's speed NN with k <= 512, up to 1.15x where rung 12 cannot
+ * shift its edge tiles (odd m or n by layout; 2047^3 NN 1.16x cuBLAS DGEMM against 0.91x):
+ * auto takes it at both; level at k = 768, 0.97-0.99x from 2048^3 to 8192^3.
  * Built for sm_90a (CMakeLists.txt); the sm_90 build traps; dispatch requires cc 9.0.
  */
 #include "tma_ring.cuh"
