@@ -79,7 +79,7 @@ static int streamk_pays(const mb_shape *s, const mb_target *t) {
  *   would start at an odd element) and runs them on its plainer STEP loop, while TMA fills
  *   what lies outside the matrix with zeros (perf/results/h100/dgemm-odd/: NN 2047^3 13%,
  *   3001x4095x2049 8%, 5001^3 6%, 4097x4095x4099 3% less time; TT 2047^3 7%, the others
- *   within 1.5% either way; NT not measured). */
+ *   within 1.5% either way; NT, `auto` before and after: 3-15% less). */
 static int tma_short_k(const mb_shape *s, const mb_target *t) {
     return s->k <= 512 && s->k % 16 == 0 && mb_dgemm_tma_dmma_big(s->m, s->n, s->k, t->sms);
 }

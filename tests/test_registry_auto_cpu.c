@@ -134,8 +134,10 @@ static void test_auto_dgemm_streamk(void) {
         {1023, 1023, 1023, 0, "dmma"},     {127, 8192, 8192, 0, "dmma"}, /* under 396 tiles */
         {1407, 1408, 1408, 0, "dmma"},                                   /* 242 big tiles */
     };
-    CHECK(mb_dgemm_dmma_big(1407, 1408, 1408, 132) && !mb_dgemm_tma_dmma_big(1407, 1408, 1408, 132));
-    CHECK(mb_dgemm_tma_dmma_big(2047, 2048, 2048, 132) && !mb_dgemm_tma_dmma_big(2047, 2048, 2048, 0));
+    CHECK(mb_dgemm_dmma_big(1407, 1408, 1408, 132));
+    CHECK(!mb_dgemm_tma_dmma_big(1407, 1408, 1408, 132));
+    CHECK(mb_dgemm_tma_dmma_big(2047, 2048, 2048, 132));
+    CHECK(!mb_dgemm_tma_dmma_big(2047, 2048, 2048, 0));
     for (size_t i = 0; i < sizeof t / sizeof t[0]; ++i) {
         const char *got = pick_name(MINIBLAS_OP_DGEMM, t[i].m, t[i].n, t[i].k, t[i].trans, &h100);
         CHECKF(strcmp(got, t[i].want) == 0, "dgemm %lldx%lldx%lld trans %d, 132 SMs: %s, expected %s",
