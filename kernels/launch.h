@@ -140,6 +140,9 @@ cudaError_t mb_dgemm_scale(const mb_gemm_args *args, cudaStream_t stream);
  * gemm workspace (auto's stream-K rule). */
 int mb_dgemm_dmma_picks_big(const mb_gemm_args *args, int sms);
 int mb_dgemm_dmma_big(int64_t m, int64_t n, int64_t k, int sms);
+/* Whether that big tile leaves an edge tile of an m x n product unshifted (it then runs the
+ * plainer STEP loop; ta, tb: A, B transposed, column-major; auto's rule for rung 14). */
+int mb_dgemm_dmma_fixed_edges(int64_t m, int64_t n, int ta, int tb);
 /* Whether dgemm rung 14 (kernels/gemm/14_tma_dmma.cu) runs its TMA kernel for an m x n x k
  * product with the handle's gemm workspace (where rung 12 runs its big tile, from 3 tiles per
  * SM; auto's rules). */

@@ -83,10 +83,10 @@ static int streamk_pays(const mb_shape *s, const mb_target *t) {
 static int tma_short_k(const mb_shape *s, const mb_target *t) {
     return s->k <= 512 && s->k % 16 == 0 && mb_dgemm_tma_dmma_big(s->m, s->n, s->k, t->sms);
 }
-/* (ahead of the stream-K row: rung 13 runs rung 12 where rung 12 cannot move its edge tiles) */
+/* rung 12 says where (mb_dgemm_dmma_fixed_edges; also a dimension under one tile, which no
+ * measurement above had); ahead of the stream-K row: rung 13 runs rung 12 on such shapes */
 static int tma_odd_edges(const mb_shape *s, const mb_target *t) {
-    const int ta = s->trans & 1, tb = (s->trans >> 1) & 1;
-    return ((!ta && s->m % 2) || (tb && s->n % 2)) &&
+    return mb_dgemm_dmma_fixed_edges(s->m, s->n, s->trans & 1, (s->trans >> 1) & 1) &&
            mb_dgemm_tma_dmma_big(s->m, s->n, s->k, t->sms);
 }
 

@@ -138,6 +138,17 @@ static void test_auto_dgemm_streamk(void) {
     CHECK(!mb_dgemm_tma_dmma_big(1407, 1408, 1408, 132));
     CHECK(mb_dgemm_tma_dmma_big(2047, 2048, 2048, 132));
     CHECK(!mb_dgemm_tma_dmma_big(2047, 2048, 2048, 0));
+    /* rung 12's unshifted edge tiles: an odd m with A M-contiguous, an odd n with B
+     * N-contiguous, and a dimension under one tile whatever the layout */
+    static const struct { int64_t m, n; int ta, tb, fixed; } e[] = {
+        {2047, 2048, 0, 0, 1}, {2047, 2048, 1, 0, 0}, {2048, 2047, 0, 1, 1},
+        {2048, 2047, 0, 0, 0}, {2048, 2048, 0, 1, 0}, {2000, 2000, 0, 1, 0},
+        {126, 2048, 1, 0, 1},  {128, 2048, 1, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof e / sizeof e[0]; ++i)
+        CHECKF(mb_dgemm_dmma_fixed_edges(e[i].m, e[i].n, e[i].ta, e[i].tb) == e[i].fixed,
+               "mb_dgemm_dmma_fixed_edges %lldx%lld ta %d tb %d", (long long)e[i].m,
+               (long long)e[i].n, e[i].ta, e[i].tb);
     for (size_t i = 0; i < sizeof t / sizeof t[0]; ++i) {
         const char *got = pick_name(MINIBLAS_OP_DGEMM, t[i].m, t[i].n, t[i].k, t[i].trans, &h100);
         CHECKF(strcmp(got, t[i].want) == 0, "dgemm %lldx%lldx%lld trans %d, 132 SMs: %s, expected %s",

@@ -141,3 +141,22 @@ extern "C" int mb_dgemm_dmma_big(int64_t m, int64_t n, int64_t k, int sms) {
     p.work_bytes = MB_GEMM_WORK_BYTES;
     return mb_dgemm_dmma_picks_big(&p, sms);
 }
+
+/* Whether the big tile leaves an edge tile of an m x n product where it is, unshifted
+ * (tc_edge_shift: the shifted copies would start at an odd element of an M- or N-contiguous
+ * operand), so that it runs the STEP loop; ta, tb: A, B transposed (column-major). Auto takes
+ * rung 14 there, whose TMA copies need no shift. */
+extern "C" int mb_dgemm_dmma_fixed_edges(int64_t m, int64_t n, int ta, int tb) {
+    typedef dmma_big_cfg C;
+    mb_gemm_args p;
+    memset(&p, 0, sizeof p);
+    p.m = m;
+    p.n = n;
+    /* the layouts tc_gemm_launch picks: A transposed K-contiguous, B transposed N-contiguous */
+    const int shift = ta ? (tb ? tc_edge_shift<C, true, false>(&p)
+                               : tc_edge_shift<C, true, true>(&p))
+                         : (tb ? tc_edge_shift<C, false, false>(&p)
+                               : tc_edge_shift<C, false, true>(&p));
+    return (m % C::BM != 0 && !(shift & 1)) || (n % C::BN != 0 && !(shift & 2));
+}
+
