@@ -105,46 +105,6 @@ __device__ __forceinline__ void tc_store_c(const typename Cfg::T (&acc)[Cfg::MI]
     }
 }
 
-/* The epilogue of a whole owned FP64 tile through shared memory (free after the main loop:
- * the caller has waited for every warp): each warp writes its WM x WN accumulators column by
- * column into its own region (columns WM + 2 doubles apart: conflict-free), then stores each
- * column with one 16-byte store per lane (two rows), a full 128-byte line per 8 lanes, where
- * tc_store_c's 8-byte stores write each line in two halves from two instructions. The same
- * operations per element as tc_store_c, so the same bits. Needs C and ldc 16-byte aligned. */
-template <class Cfg>
-__device__ __forceinline__ void tc_store_c_staged(const double (&acc)[Cfg::MI][Cfg::NI][4],
-                                                  double *stage, double *C, int64_t ldc,
-                                                  int64_t m0, int64_t n0, double alpha,
-                                                  double beta, int wm0, int wn0, int lane,
-                                                  int warp) {
-    constexpr int MI = Cfg::MI, NI = Cfg::NI, P = Cfg::WM + 2;
-    static_assert(Cfg::WM == 64, "one 16-byte store per lane covers a warp tile's column");
-    double *w = stage + warp * (Cfg::WN * P);
-#pragma unroll
-    for (int mi = 0; mi < MI; ++mi)
-#pragma unroll
-        for (int ni = 0; ni < NI; ++ni)
-#pragma unroll
-            for (int v = 0; v < 4; ++v)
-                w[(ni * 8 + tc_frag_c_col(lane, v)) * P + mi * 16 + tc_frag_c_row(lane, v)] =
-                    acc[mi][ni][v];
-    __syncwarp();
-    double *cb = C + (m0 + wm0 + 2 * lane) + (n0 + wn0) * ldc;
-#pragma unroll 8
-    for (int c = 0; c < Cfg::WN; ++c) {
-        const double2 x = *(const double2 *)(w + c * P + 2 * lane);
-        double2 *d = (double2 *)(cb + c * ldc);
-        double2 y;
-        if (beta == 0.0) {
-            y = alpha == 1.0 ? x : make_double2(alpha * x.x, alpha * x.y);
-        } else {
-            const double2 cv = *d;
-            y = make_double2(tc_fma(alpha, x.x, beta * cv.x), tc_fma(alpha, x.y, beta * cv.y));
-        }
-        *d = y;
-    }
-}
-
 /* ---------------------------------------------------------------------------------------
  * The kernel. One block per BM x BN tile of C (tiles beyond the grid are looped over).
  * ------------------------------------------------------------------------------------- */
@@ -304,15 +264,6 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
 
         /* A tail slab holds the tile from (m0, n0), ld BM. */
         const int64_t ldo = to_slab ? Cfg::BM : p.ldc, off = to_slab ? m0 + n0 * Cfg::BM : 0;
-        if constexpr (OP == TC_OP_DMMA && Cfg::PIPE == TC_PIPE_XMMA) {
-            if (r0 == m0 && c0 == n0 && m0 + Cfg::BM <= p.m && n0 + Cfg::BN <= p.n &&
-                ((uintptr_t)(C - off) & 15) == 0 && ldo % 2 == 0) {
-                tc_store_c_staged<Cfg>(acc, (double *)tc_smem, C - off, ldo, m0, n0, alpha,
-                                       beta, wm0, wn0, lane, warp);
-                __syncthreads(); /* the next tile's prologue overwrites the stages */
-                continue;
-            }
-        }
         tc_store_c<Cfg>(acc, C - off, ldo, m0, n0, r0, c0, p.m, p.n, alpha, beta, wm0, wn0,
                         lane);
     }
