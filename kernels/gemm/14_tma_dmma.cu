@@ -124,11 +124,7 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
 
     for (int64_t tile = tile0; tile < ntiles; tile += gridDim.x) {
         int64_t tm, tn;
-        if (tail.t0 >= ntiles)
-            tc_tile_coords_g(tile, ntm, ntn, tc_group_for(ntm, BM, p.k, sizeof(double)), &tm,
-                             &tn);
-        else
-            tc_tile_coords(tile, ntm, ntn, &tm, &tn);
+        tc_tile_coords(tile, ntm, ntn, &tm, &tn);
         const int64_t m0 = tm * BM, n0 = tn * BN;
         double acc[MI][NI][4];
 #pragma unroll

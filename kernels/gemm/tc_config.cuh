@@ -137,23 +137,6 @@ TC_HD int tc_frag_c_col(int lane, int v) { return 2 * (lane & 3) + (v & 1); }
 /* Block tile of a linear tile index: groups of GROUP_M tile-rows are walked column by column,
  * so blocks running at the same time share A panels and B panels in L2. */
 #define TC_GROUP_M 8
-__host__ __device__ __forceinline__ void tc_tile_coords_g(int64_t tile, int64_t ntm, int64_t ntn,
-                                                          int64_t group, int64_t *tm,
-                                                          int64_t *tn) {
-    int64_t per_group = group * ntn;
-    int64_t first = (tile / per_group) * group;
-    int64_t gsz = ntm - first < group ? ntm - first : group;
-    int64_t r = tile % per_group;
-    *tm = first + r % gsz;
-    *tn = r / gsz;
-}
-/* EXPERIMENT: as many tile-rows per group as keep their A panels within 8 MB (at least
- * TC_GROUP_M), so that at shallow k each B panel is read once. */
-__host__ __device__ __forceinline__ int64_t tc_group_for(int64_t ntm, int64_t bm, int64_t k,
-                                                         int64_t elem) {
-    int64_t g = ((int64_t)8 << 20) / (bm * k * elem);
-    return g < TC_GROUP_M ? TC_GROUP_M : g > ntm ? ntm : g;
-}
 __host__ __device__ __forceinline__ void tc_tile_coords(int64_t tile, int64_t ntm, int64_t ntn,
                                                         int64_t *tm, int64_t *tn) {
     int64_t per_group = (int64_t)TC_GROUP_M * ntn;

@@ -169,11 +169,7 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
 
     for (int64_t tile = tile0; tile < ntiles; tile += gridDim.x) {
         int64_t tm, tn;
-        if (OP == TC_OP_DMMA && !SPLIT && tail.t0 >= ntiles)
-            tc_tile_coords_g(tile, ntm, ntn, tc_group_for(ntm, Cfg::BM, p.k, sizeof(T)), &tm,
-                             &tn);
-        else
-            tc_tile_coords(tile, ntm, ntn, &tm, &tn);
+        tc_tile_coords(tile, ntm, ntn, &tm, &tn);
         int64_t r0, c0, m0, n0; /* owned from (r0, c0), computed from (m0, n0) */
         tc_tile_place<Cfg>(tm, tn, p.m, p.n, shift, &r0, &c0, &m0, &n0);
 
