@@ -160,4 +160,3 @@ extern "C" int mb_dgemm_dmma_fixed_edges(int64_t m, int64_t n, int ta, int tb) {
                                : tc_edge_shift<C, false, true>(&p));
     return (m % C::BM != 0 && !(shift & 1)) || (n % C::BN != 0 && !(shift & 2));
 }
-
