@@ -41,7 +41,11 @@ typedef tc_cfg<double, 128, 64, 16, 64, 32, 3, 2, 8, TC_PIPE_XMMA, true> td_cfg;
  * first k step, where rung 12 issues its copies: one and a half k-tiles to land, as there,
  * and a warp may lag half a k-tile (rung 12's barrier: none). */
 static constexpr int td_stages(bool akc) { return akc ? 3 : 4; }
-#define TD_WARPS (TD_THREADS / 32)
+template <bool AKC>
+struct td_ring {
+    static constexpr int S = td_stages(AKC), D = S - 1; /* stages; k-tiles issued ahead */
+    static constexpr bool REFILL0 = S < 4;              /* refill in the first k step */
+};
 static constexpr size_t td_smem_bytes(bool akc, bool bkc) {
     return (size_t)td_stages(akc) * (td_cfg::a_elems(akc) + td_cfg::b_elems(bkc)) *
                sizeof(double) +
@@ -53,22 +57,6 @@ static_assert(td_cfg::a_elems(true) * 8 % 128 == 0 && td_cfg::a_elems(false) * 8
 static_assert(2 * (td_smem_bytes(true, true) + 1024) <= 228 * 1024 &&
                   2 * (td_smem_bytes(false, true) + 1024) <= 228 * 1024,
               "two blocks per SM");
-
-/* A stage's release counter (shared, 32 bits): lane 0 of each warp adds 1 once the warp has
- * read the stage; the warp that finds TD_WARPS - 1 (mod TD_WARPS) before its add released it
- * last. acq_rel: the other warps' reads (each ordered before the async proxy by its fence)
- * happen before the refill that warp issues. */
-__device__ __forceinline__ void td_rel_init(unsigned addr) {
-    asm volatile("st.shared.u32 [%0], 0;\n" ::"r"(addr) : "memory");
-}
-__device__ __forceinline__ unsigned td_release(unsigned addr) {
-    unsigned old;
-    asm volatile("atom.acq_rel.cta.shared::cta.add.u32 %0, [%1], 1;\n"
-                 : "=r"(old)
-                 : "r"(addr)
-                 : "memory");
-    return old;
-}
 
 /* ---------------------------------------------------------------------------------------
  * The kernel. One block per 128x64 tile (tiles beyond the grid looped over); blocks from
@@ -92,7 +80,8 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
                     const __grid_constant__ CUtensorMap tmB, mb_gemm_args p, mb_tail tail) {
 #if WG_SM90A
     typedef td_cfg Cfg;
-    constexpr int S = td_stages(AKC), MI = Cfg::MI, NI = Cfg::NI;
+    constexpr int S = td_ring<AKC>::S, D = td_ring<AKC>::D, MI = Cfg::MI, NI = Cfg::NI;
+    constexpr bool REFILL0 = td_ring<AKC>::REFILL0;
     constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK;
     constexpr int AE = Cfg::a_elems(AKC), BE = Cfg::b_elems(BKC);
     constexpr unsigned AB = AE * sizeof(double), BB = BE * sizeof(double);
@@ -117,24 +106,23 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
     extern __shared__ __align__(128) unsigned char td_smem[];
     const double *sA = (const double *)td_smem, *sB = sA + S * AE;
     const unsigned sa = tc_smem_addr(sA), sb = tc_smem_addr(sB);
-    const unsigned full0 = tc_smem_addr(sB + S * BE), rel0 = full0 + 8 * S;
+    const unsigned full0 = tc_smem_addr(sB + S * BE), empty0 = full0 + 8 * S;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int wm0 = (warp % Cfg::WARPS_M) * Cfg::WM, wn0 = (warp / Cfg::WARPS_M) * Cfg::WN;
     const int KT = (int)((p.k + BK - 1) / BK);
     if (tid == 0) {
         for (int s = 0; s < S; ++s) {
             tm_bar_init(full0 + 8 * s, 1);
-            td_rel_init(rel0 + 8 * s);
+            tm_bar_init(empty0 + 8 * s, TD_THREADS);
         }
         tm_fence_init();
         tm_prefetch_map(&tmA);
         tm_prefetch_map(&tmB);
     }
-    __syncthreads();
-    unsigned fph = 0;
+    __syncthreads(); /* the only block-wide barrier */
+    unsigned fph = 0, eph = (1u << S) - 1u;
 
     for (int64_t tile = tile0; tile < ntiles; tile += gridDim.x) {
-        if (tile != tile0) __syncthreads(); /* the last tile's stages read: refill them all */
         int64_t tm, tn;
         tc_tile_coords(tile, ntm, ntn, &tm, &tn);
         const int64_t m0 = tm * BM, n0 = tn * BN;
@@ -146,8 +134,10 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
 #pragma unroll
                 for (int v = 0; v < 4; ++v) acc[mi][ni][v] = 0.0;
 
-        /* One thread: k-tile kt of this tile into stage st (read by every warp). */
+        /* Thread 0: k-tile kt of this tile into stage st, once its previous fill is read. */
         auto produce = [&](int st, int kt) {
+            tm_wait(empty0 + 8 * st, (eph >> st) & 1u);
+            eph ^= 1u << st;
             tm_arrive_tx(full0 + 8 * st, AB + BB);
             const int k = k0 + kt * BK;
             if (AKC)
@@ -167,7 +157,7 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
         };
         if (tid == 0) {
 #pragma unroll
-            for (int j = 0; j < S; ++j)
+            for (int j = 0; j < D; ++j)
                 if (j < KT) produce(j, j);
         }
         __syncwarp();
@@ -189,7 +179,7 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
         /* One k-tile in stage cs; unrolled by S below so that every stage offset is a
          * constant. */
         auto ktile = [&](int kt, int cs) {
-            const int ns = (cs + 1) % S;
+            const int ns = (cs + 1) % S, fs = (cs + D) % S;
             const double *cA = sA + cs * AE, *cB = sB + cs * BE;
             const double *nA = sA + ns * AE, *nB = sB + ns * BE;
             const bool next = kt + 1 < KT;
@@ -202,10 +192,13 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
             for (int mi = 1; mi < MI; ++mi) {
                 mma0(mi, 0, 1);
                 tc_gather_a1_f64<Cfg, AKC, 2>(a1[mi - 1], cA, wm0, mi - 1, 8, lane);
+                if (REFILL0 && mi == 1) {
+                    if (tid == 0 && kt + D < KT) produce(fs, kt + D);
+                    __syncwarp();
+                }
                 mma0(mi, 1, NI);
             }
             /* step 1 */
-            unsigned last = 0; /* lane 0: this warp released stage cs last */
 #pragma unroll
             for (int mi = 0; mi < MI; ++mi) {
                 mma1(mi, 0, 1);
@@ -217,18 +210,14 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
                      * now and then a refill landed first (one warp's last row tile wrong,
                      * test_dgemm_tma_gpu on an H100). */
                     wg_fence_proxy_async();
-                    __syncwarp();
-                    if (lane == 0) last = td_release(rel0 + 8 * cs) % TD_WARPS == TD_WARPS - 1;
-                } else if (mi == 1) {
-                    /* The warp that read stage cs last refills it, S k-tiles ahead. */
-                    if (last && kt + S < KT) produce(cs, kt + S);
-                    __syncwarp();
-                    if (next) {
+                    tm_arrive(empty0 + 8 * cs);
+                } else if (next) {
+                    if (mi == 1) {
+                        /* 4 stages: one divergent region per k-tile, refill and wait */
+                        if (!REFILL0 && tid == 0 && kt + D < KT) produce(fs, kt + D);
                         full_wait(ns);
                         tc_gather_b_f64<Cfg, BKC, 2>(b0, nB, wn0, 0, lane);
-                        tc_gather_a1_f64<Cfg, AKC, 2>(a0[0], nA, wm0, 0, 0, lane);
                     }
-                } else if (next) {
                     tc_gather_a1_f64<Cfg, AKC, 2>(a0[mi - 1], nA, wm0, mi - 1, 0, lane);
                 }
                 mma1(mi, 1, NI);
