@@ -74,9 +74,6 @@ static_assert(2 * (td_smem_bytes(true, true) + 1024) <= 228 * 1024 &&
  *           __syncthreads) and loads its first fragments.
  * Past the last k-tile nothing is waited for or read.
  * ------------------------------------------------------------------------------------- */
-/* Dynamic tile scheduler (experiment): [0] the next work item less the grid, [1] blocks
- * done; the last block to finish resets both. */
-__device__ unsigned long long td_sched[2];
 template <bool AKC, bool BKC>
 __global__ void __launch_bounds__(TD_THREADS, 2)
     tma_dmma_kernel(const __grid_constant__ CUtensorMap tmA,
@@ -89,29 +86,30 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
     constexpr int AE = Cfg::a_elems(AKC), BE = Cfg::b_elems(BKC);
     constexpr unsigned AB = AE * sizeof(double), BB = BE * sizeof(double);
     const int64_t ntm = (p.m + BM - 1) / BM, ntn = (p.n + BN - 1) / BN, ntiles = ntm * ntn;
-    const int64_t K = p.k, total = tail.t0 + (ntiles - tail.t0) * (int64_t)tail.S;
-    /* Work item w: its tile, and its k range from *kb (slice *s of a tail tile from tail.t0
-     * on; k < 2^31 - 1024: tm_dims_ok). */
-    auto item = [&](int64_t w, int64_t *tile, int *kb, int *kl, int *s) {
-        *tile = w;
-        *kb = 0;
-        *kl = (int)K;
-        *s = 0;
-        if (w >= tail.t0) {
-            const int64_t j = w - tail.t0, rem = ntiles - tail.t0;
-            *s = (int)(j / rem);
-            *tile = tail.t0 + j % rem;
-            *kb = (int)(*s * tail.kc);
-            *kl = (int)(K - *kb < tail.kc ? K - *kb : tail.kc);
+    int64_t tile0 = blockIdx.x;
+    int k0 = 0; /* first k of this block's slice (k < 2^31 - 1024: tm_dims_ok) */
+    double *C = (double *)p.C;
+    bool to_slab = false;
+    if ((int64_t)blockIdx.x >= tail.t0) {
+        const int64_t j = blockIdx.x - tail.t0, rem = ntiles - tail.t0;
+        const int s = (int)(j / rem);
+        tile0 = tail.t0 + j % rem;
+        k0 = (int)(s * tail.kc);
+        p.k = p.k - k0 < tail.kc ? p.k - k0 : tail.kc;
+        if (s > 0) {
+            C = (double *)p.work + ((int64_t)(s - 1) * rem + j % rem) * (BM * BN);
+            to_slab = true;
+            p.beta = 0.0;
         }
-    };
-    const double alpha = p.alpha;
+    }
+    const double alpha = p.alpha, beta = p.beta;
     extern __shared__ __align__(128) unsigned char td_smem[];
     const double *sA = (const double *)td_smem, *sB = sA + S * AE;
     const unsigned sa = tc_smem_addr(sA), sb = tc_smem_addr(sB);
     const unsigned full0 = tc_smem_addr(sB + S * BE), empty0 = full0 + 8 * S;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int wm0 = (warp % Cfg::WARPS_M) * Cfg::WM, wn0 = (warp / Cfg::WARPS_M) * Cfg::WN;
+    const int KT = (int)((p.k + BK - 1) / BK);
     if (tid == 0) {
         for (int s = 0; s < S; ++s) {
             tm_bar_init(full0 + 8 * s, 1);
@@ -123,41 +121,11 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
     }
     __syncthreads(); /* the only block-wide barrier */
     unsigned fph = 0, eph = (1u << S) - 1u;
-    int pre = 0; /* k-tiles of this item thread 0 issued during the last one */
 
-    /* Thread 0: the k-tile at k of the tile at (m0, n0) into stage st, once its previous fill
-     * is read. */
-    auto produce = [&](int st, int k, int m0, int n0) {
-        tm_wait(empty0 + 8 * st, (eph >> st) & 1u);
-        eph ^= 1u << st;
-        tm_arrive_tx(full0 + 8 * st, AB + BB);
-        if (AKC)
-            tm_copy2d(sa + st * AB, &tmA, k, m0, full0 + 8 * st);
-        else
-            tm_copy2d(sa + st * AB, &tmA, m0, k, full0 + 8 * st);
-        if (BKC)
-            tm_copy2d(sb + st * BB, &tmB, k, n0, full0 + 8 * st);
-        else
-            tm_copy2d(sb + st * BB, &tmB, n0, k, full0 + 8 * st);
-    };
-    /* Every thread: until stage st holds its next fill (then converged for mma.sync). */
-    auto full_wait = [&](int st) {
-        tm_wait(full0 + 8 * st, (fph >> st) & 1u);
-        fph ^= 1u << st;
-        __syncwarp();
-    };
-
-    __shared__ long long td_next[2];
-    int it = 0;
-    for (int64_t w = blockIdx.x; w < total; ++it) {
-        if (tid == 0) td_next[(it + 1) & 1] = (long long)atomicAdd(&td_sched[0], 1ull) + gridDim.x;
-        int64_t tile;
-        int k0, kl, s;
-        item(w, &tile, &k0, &kl, &s);
+    for (int64_t tile = tile0; tile < ntiles; tile += gridDim.x) {
         int64_t tm, tn;
         tc_tile_coords(tile, ntm, ntn, &tm, &tn);
         const int64_t m0 = tm * BM, n0 = tn * BN;
-        const int KT = (kl + BK - 1) / BK;
         double acc[MI][NI][4];
 #pragma unroll
         for (int mi = 0; mi < MI; ++mi)
@@ -166,8 +134,32 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
 #pragma unroll
                 for (int v = 0; v < 4; ++v) acc[mi][ni][v] = 0.0;
 
-        if (tid == 0) /* k-tile j into stage j, unless the last item issued it */
-            for (int j = pre; j < D && j < KT; ++j) produce(j, k0 + j * BK, (int)m0, (int)n0);
+        /* Thread 0: k-tile kt of this tile into stage st, once its previous fill is read. */
+        auto produce = [&](int st, int kt) {
+            tm_wait(empty0 + 8 * st, (eph >> st) & 1u);
+            eph ^= 1u << st;
+            tm_arrive_tx(full0 + 8 * st, AB + BB);
+            const int k = k0 + kt * BK;
+            if (AKC)
+                tm_copy2d(sa + st * AB, &tmA, k, (int)m0, full0 + 8 * st);
+            else
+                tm_copy2d(sa + st * AB, &tmA, (int)m0, k, full0 + 8 * st);
+            if (BKC)
+                tm_copy2d(sb + st * BB, &tmB, k, (int)n0, full0 + 8 * st);
+            else
+                tm_copy2d(sb + st * BB, &tmB, (int)n0, k, full0 + 8 * st);
+        };
+        /* Every thread: until stage st holds its next fill (then converged for mma.sync). */
+        auto full_wait = [&](int st) {
+            tm_wait(full0 + 8 * st, (fph >> st) & 1u);
+            fph ^= 1u << st;
+            __syncwarp();
+        };
+        if (tid == 0) {
+#pragma unroll
+            for (int j = 0; j < D; ++j)
+                if (j < KT) produce(j, j);
+        }
         __syncwarp();
 
         double a0[MI][4], a1[MI][4], b0[NI][2], b1[NI][2];
@@ -201,7 +193,7 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
                 mma0(mi, 0, 1);
                 tc_gather_a1_f64<Cfg, AKC, 2>(a1[mi - 1], cA, wm0, mi - 1, 8, lane);
                 if (REFILL0 && mi == 1) {
-                    if (tid == 0 && kt + D < KT) produce(fs, k0 + (kt + D) * BK, (int)m0, (int)n0);
+                    if (tid == 0 && kt + D < KT) produce(fs, kt + D);
                     __syncwarp();
                 }
                 mma0(mi, 1, NI);
@@ -222,8 +214,7 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
                 } else if (next) {
                     if (mi == 1) {
                         /* 4 stages: one divergent region per k-tile, refill and wait */
-                        if (!REFILL0 && tid == 0 && kt + D < KT)
-                            produce(fs, k0 + (kt + D) * BK, (int)m0, (int)n0);
+                        if (!REFILL0 && tid == 0 && kt + D < KT) produce(fs, kt + D);
                         full_wait(ns);
                         tc_gather_b_f64<Cfg, BKC, 2>(b0, nB, wn0, 0, lane);
                     }
@@ -238,42 +229,11 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
                 if (kt + j < KT) ktile(kt + j, j);
         }
 
-        /* Thread 0: the next item's first k-tiles, to land during the epilogue (each stage
-         * once every thread has read this item's last fill there). */
-        pre = 0;
-        if (tid == 0 && td_next[(it + 1) & 1] < total) {
-            int64_t t2, tm2, tn2;
-            int kb2, kl2, s2;
-            item(td_next[(it + 1) & 1], &t2, &kb2, &kl2, &s2);
-            tc_tile_coords(t2, ntm, ntn, &tm2, &tn2);
-            for (; pre < D && pre * BK < kl2; ++pre)
-                produce(pre, kb2 + pre * BK, (int)(tm2 * BM), (int)(tn2 * BN));
-        }
-        __syncwarp();
-
         /* Epilogue: rung 12's (tc_store_c), every tile at its own place (no edge shift: TMA
          * zero-filled what lies outside the matrix). A tail slab holds the tile, ld BM. */
-        double *C = (double *)p.C, beta = p.beta;
-        int64_t ldo = p.ldc, off = 0;
-        if (s > 0) {
-            C = (double *)p.work +
-                ((int64_t)(s - 1) * (ntiles - tail.t0) + tile - tail.t0) * (BM * BN);
-            ldo = BM;
-            off = m0 + n0 * BM;
-            beta = 0.0;
-        }
+        const int64_t ldo = to_slab ? BM : p.ldc, off = to_slab ? m0 + n0 * BM : 0;
         tc_store_c<Cfg>(acc, C - off, ldo, m0, n0, m0, n0, p.m, p.n, alpha, beta, wm0, wn0,
                         lane);
-        __syncthreads(); /* td_next[(it + 1) & 1] seen by every thread */
-        w = td_next[(it + 1) & 1];
-    }
-    if (tid == 0) {
-        __threadfence();
-        if (atomicAdd(&td_sched[1], 1ull) == gridDim.x - 1) {
-            td_sched[0] = 0;
-            td_sched[1] = 0;
-            __threadfence();
-        }
     }
 #else
     /* Not built for sm_90a: never launched (dispatch requires a compute capability 9.0 GPU,
@@ -339,15 +299,9 @@ static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v
     const int64_t tiles = mb_cdiv(p->m, Cfg::BM) * mb_cdiv(p->n, Cfg::BN);
     const mb_tail tail = mb_tail_plan(p, tiles, Cfg::MIN_BLOCKS, Cfg::BK,
                                       (int64_t)Cfg::BM * Cfg::BN, sizeof(double));
-    /* Persistent: one block per slot of the GPU (2 per SM), each over work items w, w +
-     * grid, ... (the tiles in order, then the tail's slices). */
-    int sms = 132;
-    e = mb_device_info(&sms, NULL);
-    if (e != cudaSuccess) return e;
-    const int64_t items = tail.t0 + (tiles - tail.t0) * tail.S;
-    const int64_t slots = (int64_t)sms * Cfg::MIN_BLOCKS;
-    tma_dmma_kernel<AKC, BKC>
-        <<<(unsigned)(items < slots ? items : slots), TD_THREADS, smem, s>>>(ma, mb, *p, tail);
+    const int64_t blocks = tail.t0 + (tiles - tail.t0) * tail.S;
+    tma_dmma_kernel<AKC, BKC><<<mb_grid_dim(blocks, MB_GRID_X_MAX), TD_THREADS, smem, s>>>(
+        ma, mb, *p, tail);
     e = cudaGetLastError();
     if (e == cudaSuccess && tail.S > 1) {
         const x3g g = {NULL, NULL, NULL, NULL, Cfg::BM, Cfg::BN}; /* no range guard */
