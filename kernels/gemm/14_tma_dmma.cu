@@ -185,17 +185,13 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
             const bool next = kt + 1 < KT;
             /* step 0 */
             mma0(0, 0, 1);
-            XF();
             tc_gather_a1_f64<Cfg, AKC, 2>(a0[MI - 1], cA, wm0, MI - 1, 0, lane);
             tc_gather_b_f64<Cfg, BKC, 2>(b1, cB, wn0, 8, lane);
-            XF();
             mma0(0, 1, NI);
 #pragma unroll
             for (int mi = 1; mi < MI; ++mi) {
                 mma0(mi, 0, 1);
-                XF();
                 tc_gather_a1_f64<Cfg, AKC, 2>(a1[mi - 1], cA, wm0, mi - 1, 8, lane);
-                XF();
                 if (REFILL0 && mi == 1) {
                     if (tid == 0 && kt + D < KT) produce(fs, kt + D);
                     __syncwarp();
@@ -206,7 +202,6 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
 #pragma unroll
             for (int mi = 0; mi < MI; ++mi) {
                 mma1(mi, 0, 1);
-                XF();
                 if (mi == 0) {
                     tc_gather_a1_f64<Cfg, AKC, 2>(a1[MI - 1], cA, wm0, MI - 1, 8, lane);
                     /* This thread's reads of stage cs are done. The fence orders them before
@@ -225,7 +220,6 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
                     }
                     tc_gather_a1_f64<Cfg, AKC, 2>(a0[mi - 1], nA, wm0, mi - 1, 0, lane);
                 }
-                XF();
                 mma1(mi, 1, NI);
             }
         };

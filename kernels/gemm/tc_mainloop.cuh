@@ -384,9 +384,6 @@ __device__ __forceinline__ void tc_mainloop_f64_lean(double (&acc)[Cfg::MI][Cfg:
  * wait for the mma reading the register they overwrite (ptxas places each load right after
  * that mma) and the copies' address chain. miniblas-bench: 4096 / 8192 from 84-89 / 88-90%
  * of cuBLAS to 95-98 / 97-99%; 2048 83 -> 94%, 2560 91 -> 101%. */
-#ifndef XF
-#define XF() __syncwarp()
-#endif
 template <class Cfg, bool AKC, bool BKC>
 __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg::NI][4],
                                                      double *sA, double *sB,
@@ -438,17 +435,13 @@ __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg:
         const double *nA = sA + ns * AE, *nB = sB + ns * BE;
         /* step 0 */
         mma0(0, 0, 1);
-        XF();
         tc_gather_a1_f64<Cfg, AKC, 2>(a0[MI - 1], cA, wm0, MI - 1, 0, lane);
         tc_gather_b_f64<Cfg, BKC, 2>(b1, cB, wn0, 8, lane);
-        XF();
         mma0(0, 1, NI);
 #pragma unroll
         for (int mi = 1; mi < MI; ++mi) {
             mma0(mi, 0, 1);
-            XF();
             tc_gather_a1_f64<Cfg, AKC, 2>(a1[mi - 1], cA, wm0, mi - 1, 8, lane);
-            XF();
             if (mi == 1) {
                 /* No branch, so that ptxas may spread the copies among the mma: past the
                  * last k-tile the last one is copied again, into a buffer nothing reads. */
@@ -468,7 +461,6 @@ __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg:
 #pragma unroll
         for (int mi = 0; mi < MI; ++mi) {
             mma1(mi, 0, 1);
-            XF();
             if (mi == 0) {
                 tc_gather_a1_f64<Cfg, AKC, 2>(a1[MI - 1], cA, wm0, MI - 1, 8, lane);
             } else if (mi == 1) {
@@ -480,7 +472,6 @@ __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg:
             } else {
                 tc_gather_a1_f64<Cfg, AKC, 2>(a0[mi - 1], nA, wm0, mi - 1, 0, lane);
             }
-            XF();
             mma1(mi, 1, NI);
         }
     };
