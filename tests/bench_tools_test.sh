@@ -5,7 +5,8 @@
 # anything runs, and an end-to-end result file from miniblas-cblas-bench --dry-run-cpu (the
 # CPU BLAS against the layer's CPU path) validated by tests/bench_schema_check.py and compared
 # with itself by perf/compare.py (all SAME); perf/spread.py and perf/cblas_compare.py on
-# files made up here, a dry run's output and committed results.
+# files made up here, a dry run's output and committed results; perf/ncu_stalls.py on a
+# made-up Nsight Compute source page.
 #   tests/bench_tools_test.sh BUILD_DIR SOURCE_DIR PYTHON
 set -uo pipefail
 build=$1 src=$2 py=$3
@@ -124,4 +125,23 @@ if [ -f "$kdir/default.txt" ]; then
 fi
 check "cblas_compare.py: a file without the summary is refused" \
   '! "$py" "$src/perf/cblas_compare.py" "$t/s1.csv" "$t/s1.csv" >/dev/null 2>&1'
+# warp-stall samples by reason (perf/ncu_stalls.py) on an Nsight Compute source page made up
+# here: 20 loop instructions run 100 times, 3 others once
+"$py" - "$t/k-sass.csv" <<'EOF'
+import csv, sys
+r = ("wait", "math", "selected", "short_sb", "long_sb", "barrier", "branch_resolving", "mio",
+     "lg", "no_inst", "not_selected")
+w = csv.writer(open(sys.argv[1], "w", newline=""), quoting=csv.QUOTE_ALL)
+w.writerow(["Kernel Name", "k"])
+w.writerow(["Address", "Source", "Warp Stall Sampling (All Samples)", "Instructions Executed"] +
+           ["stall_" + x for x in r])
+for i in range(20):
+    w.writerow([hex(i), "DMMA", 2, 100] + [1 if x in ("wait", "short_sb") else 0 for x in r])
+for i in range(3):
+    w.writerow([hex(100 + i), "STG", 5, 1] + [5 if x == "long_sb" else 0 for x in r])
+EOF
+check "ncu_stalls.py: the loop and the rest, by reason" \
+  '"$py" "$src/perf/ncu_stalls.py" "$t/k-sass.csv" >"$t/ns" &&
+   grep -qx "| k | loop | 40 | 20 | 0 | 0 | 20 | 0 | 0 | 0 | 0 | 0 | 0 | 0 |" "$t/ns" &&
+   grep -qx "| k | rest | 15 | 0 | 0 | 0 | 0 | 15 | 0 | 0 | 0 | 0 | 0 | 0 |" "$t/ns"'
 exit $fail
