@@ -3,7 +3,7 @@
 """The main loop of an FP64 tensor-core gemm kernel, read from its SASS.
 
     cuobjdump -sass build/CMakeFiles/miniblas_objects.dir/kernels/gemm/12_dmma.cu.o > ours.sass
-    python3 perf/sass_loop.py ours.sass 'Li3ELb1ELb0EELi0ELb0ELb0ELb0E'
+    python3 perf/sass_loop.py ours.sass 'Li3ELb1ELb0EELi0ELb0ELb1ELb0E'
 
 For each function whose name contains the given text (all functions without it), the smallest
 loop (a backward branch and its target) that holds at least 32 DMMA: its instructions by kind
