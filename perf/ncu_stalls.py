@@ -31,7 +31,7 @@ def summarize(path):
         except (ValueError, IndexError):
             pass
     common = collections.Counter(e for e, _ in execs)
-    top = max(e for e in common if common[e] >= 20)
+    top = max((e for e in common if common[e] >= 20), default=max(common, default=0))
     parts = {"loop": collections.Counter(), "rest": collections.Counter()}
     for e, r in execs:
         c = parts["loop" if e >= 0.3 * top else "rest"]
