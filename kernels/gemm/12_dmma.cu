@@ -28,7 +28,6 @@
 #include "tc_common.cuh"
 #include "operand_copy.cuh"
 #include "dmma_tiles.cuh"
-#include <stdlib.h>
 
 
 /* The big tile. Its XMMA loop (tc_mainloop_f64_xmma) needs k a multiple of 16 and the 16-byte
@@ -40,24 +39,8 @@
  * them, perf/results/h100/gemm-copies.txt: 1000^3, 1025^3 and 1500^3, 500-750 per element,
  * were 7-41% slower with them; 2047^3 and up, 1000 and more, 9-38% faster). */
 #define DMMA_COPY_MIN_PER_ELEM 900.0
-/* EXPERIMENT: MB_EXP_BIG=1: 128x128x16, 8 warps of 32x64, stream/lean loop, 1 block/SM;
- * MB_EXP_BIG=2: 128x128x16, 8 warps of 64x32, XMMA loop, 1 block/SM. */
-typedef tc_cfg<double, 128, 128, 16, 32, 64, 3, 1, 8, TC_PIPE_STREAM, true> dmma_x1_cfg;
-typedef tc_cfg<double, 128, 128, 16, 64, 32, 3, 1, 8, TC_PIPE_XMMA, true> dmma_x2_cfg;
-static int dmma_exp(void) {
-    static int v = -1;
-    if (v < 0) {
-        const char *e = getenv("MB_EXP_BIG");
-        v = e ? atoi(e) : 0;
-    }
-    return v;
-}
 static cudaError_t dmma_big(const mb_gemm_args *p, cudaStream_t s) {
     const int va = tc_vec16<double>(p->A, p->lda), vb = tc_vec16<double>(p->B, p->ldb);
-    if (p->k % 16 == 0 && va && vb && dmma_exp() == 1)
-        return tc_gemm_launch<dmma_x1_cfg, TC_OP_DMMA>(p, s);
-    if (p->k % 16 == 0 && va && vb && dmma_exp() == 2)
-        return tc_gemm_launch<dmma_x2_cfg, TC_OP_DMMA>(p, s);
     if (p->k % 16 == 0 && va && vb) return tc_gemm_launch<dmma_big_cfg, TC_OP_DMMA>(p, s);
     const int64_t k16 = p->k + (16 - p->k % 16) % 16;
     const int grow = k16 != p->k; /* growing k copies both operands */
