@@ -140,6 +140,10 @@ cudaError_t mb_dgemm_scale(const mb_gemm_args *args, cudaStream_t stream);
  * gemm workspace (auto's stream-K rule). */
 int mb_dgemm_dmma_picks_big(const mb_gemm_args *args, int sms);
 int mb_dgemm_dmma_big(int64_t m, int64_t n, int64_t k, int sms);
+/* Whether it runs that tile's 128 x 128 variant (its deep tile: at most one wave of big tiles,
+ * k deep) for an m x n x k product with aligned operands and the handle's gemm workspace
+ * (auto's stream-K rule). */
+int mb_dgemm_dmma_deep(int64_t m, int64_t n, int64_t k, int sms);
 /* Whether that big tile leaves an edge tile of an m x n product unshifted (it then runs the
  * plainer STEP loop; ta, tb: A, B transposed, column-major; auto's rule for rung 14). */
 int mb_dgemm_dmma_fixed_edges(int64_t m, int64_t n, int ta, int tb);

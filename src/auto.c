@@ -23,7 +23,8 @@
  *     `streamk_dmma` (its big tile scheduled stream-K) beats it (H100) where its tiles leave
  *     a partial last wave 55-85% full within two waves, or NN with less than one wave and
  *     k >= 4096 (kernels/gemm/streamk.h, mb_sk_pays; perf/results/h100/streamk/), if `dmma`
- *     would run that big tile there (mb_dgemm_dmma_big) and not one of its smaller ones;
+ *     would run that big tile there (mb_dgemm_dmma_big) and not one of its smaller ones, nor
+ *     its deep tile (mb_dgemm_dmma_deep: one wave at most, k deep);
  *     `tma_dmma` (that big tile fed by TMA) NN with k <= 512, and where `dmma` cannot move
  *     its edge tiles inside the matrix (odd m or n, by layout) (H100).
  *   omatcopy: `vectorized` at every size measured.
@@ -61,11 +62,13 @@ typedef struct mb_auto_rule {
 #define SPLITK_VOLUME (1 << 25) /* m * n * k from which the wgmma rungs (split-K) win any shape */
 
 /* dgemm rung 13 pays for this shape on this GPU (streamk.h) and rung 12 would run the big tile
- * rung 13 schedules (12_dmma.cu; its smaller tiles beat rung 13 where they run, e.g. 1152^3);
- * never with the SM count unknown */
+ * rung 13 schedules (12_dmma.cu; its smaller tiles beat rung 13 where they run, e.g. 1152^3),
+ * not its deep tile (which beat rung 13 on every shape of less than one wave with k >= 4096,
+ * NN and TT: perf/results/h100/dgemm-deep/); never with the SM count unknown */
 static int streamk_pays(const mb_shape *s, const mb_target *t) {
     return mb_sk_pays(s->m, s->n, s->k, s->trans & 1, (s->trans >> 1) & 1, t->sms) &&
-           mb_dgemm_dmma_big(s->m, s->n, s->k, t->sms);
+           mb_dgemm_dmma_big(s->m, s->n, s->k, t->sms) &&
+           !mb_dgemm_dmma_deep(s->m, s->n, s->k, t->sms);
 }
 
 /* dgemm rung 14 (rung 12's big tile fed by TMA), where it runs its own kernel (rung 12's big

@@ -59,29 +59,34 @@ static const char *pick_name(miniblas_op_t op, int64_t m, int64_t n, int64_t k, 
 
 /* dgemm on 9.0: `streamk_dmma` (rung 13) where stream-K paid on H100 (perf/results/h100/streamk/;
  * kernels/gemm/streamk.h, mb_sk_pays: column sk) and rung 12 would run the big tile rung 13
- * schedules (12_dmma.cu, mb_dgemm_dmma_big: column big), `dmma` elsewhere, and never with the
- * SM count unknown. Tiles of 128x64; an H100 or H200 (132 SMs, 2 tiles each) runs 264 per
- * wave. */
+ * schedules (12_dmma.cu, mb_dgemm_dmma_big: column big) and not its deep 128x128 variant
+ * (mb_dgemm_dmma_deep: column deep; at most one wave of big tiles, blocks at least 2048 deep,
+ * k a multiple of 16), `dmma` elsewhere, and never with the SM count unknown. Tiles of 128x64;
+ * an H100 or H200 (132 SMs, 2 tiles each) runs 264 per wave. */
 static void test_auto_dgemm_streamk(void) {
-    static const struct { int64_t m, n, k; int trans; int sk, big; } c[] = {
-        {1280, 1280, 1280, 0, 1, 0}, {1280, 1280, 1280, 3, 1, 0}, /* 200: rung 12's small tile */
-        {1920, 1920, 1920, 0, 1, 0}, {1920, 1920, 1920, 3, 1, 0}, /* 450: rung 12's mid tile */
-        {8192, 128, 8192, 0, 1, 1},  {128, 8192, 8192, 0, 1, 1},  /* NN, 128 tiles, k >= 4096 */
-        {8192, 128, 8192, 3, 0, 1},  {128, 8192, 8192, 3, 0, 1},  /* the same transposed */
-        {8192, 128, 8192, 1, 0, 1},  {8192, 128, 8192, 2, 0, 1},
-        {8192, 128, 4096, 0, 1, 1},  {8192, 128, 4080, 0, 0, 0},  /* NN: k from 4096 */
-        {1024, 1024, 1024, 0, 0, 0}, {1024, 1024, 1024, 3, 0, 0}, /* 128 tiles, 48%, k = 1024 */
-        {1408, 1408, 1408, 0, 0, 1}, {1792, 1792, 1792, 0, 0, 0}, /* 242 (92%), 392 (the 2nd 48%) */
-        {2048, 2048, 2048, 0, 0, 1}, {2048, 2048, 2048, 3, 0, 1}, /* 512: the second 94% full */
-        {4096, 4096, 4096, 0, 0, 1}, {4096, 4096, 4096, 3, 0, 1}, /* 2048: 7.8 waves */
-        {8192, 8192, 8192, 0, 0, 1},
-        {146 * 128, 64, 1024, 0, 1, 0}, {145 * 128, 64, 1024, 0, 0, 0}, /* the fill bounds: */
-        {224 * 128, 64, 1024, 3, 1, 0}, {225 * 128, 64, 1024, 3, 0, 0}, /* 55% of 264 is 145.2, */
-        {464 * 128, 64, 1024, 0, 1, 1}, {528 * 128, 64, 1024, 0, 0, 1}, /* 85% 224.4; 1.76 */
-        {728 * 128, 64, 1024, 0, 0, 1},                       /* waves; 2 whole; 2.76 waves */
-        {1280, 1280, 1288, 0, 0, 0}, {1280, 1280, 1281, 0, 0, 0}, /* k not a multiple of 16 */
-        {127, 8192, 8192, 0, 0, 1},  {8192, 63, 8192, 0, 0, 1},   /* under one tile: rung 12 */
-        {0, 0, 0, 0, 0, 0},          {1, 1, 1, 0, 0, 0},
+    static const struct { int64_t m, n, k; int trans; int sk, big, deep; } c[] = {
+        {1280, 1280, 1280, 0, 1, 0, 0}, {1280, 1280, 1280, 3, 1, 0, 0}, /* 200: the small tile */
+        {1920, 1920, 1920, 0, 1, 0, 0}, {1920, 1920, 1920, 3, 1, 0, 0}, /* 450: the mid tile */
+        {8192, 128, 8192, 0, 1, 1, 1},  {128, 8192, 8192, 0, 1, 1, 1},  /* NN, 128 tiles, deep */
+        {8192, 128, 8192, 3, 0, 1, 1},  {128, 8192, 8192, 3, 0, 1, 1},  /* the same transposed */
+        {8192, 128, 8192, 1, 0, 1, 1},  {8192, 128, 8192, 2, 0, 1, 1},
+        {8192, 128, 4096, 0, 1, 1, 1},  {8192, 128, 4080, 0, 0, 0, 0},  /* 2 slices of 2048 */
+        {1024, 1024, 1024, 0, 0, 0, 0}, {1024, 1024, 1024, 3, 0, 0, 0}, /* 128 tiles, 48% */
+        {1408, 1408, 1408, 0, 0, 1, 0}, {1792, 1792, 1792, 0, 0, 0, 0}, /* 242 (92%), 392 */
+        {1024, 1024, 4096, 0, 1, 1, 1}, {1024, 1024, 4096, 3, 0, 1, 1}, /* 2 slices of 2048 */
+        {2048, 1024, 2048, 0, 0, 1, 1}, {2048, 1024, 2032, 0, 0, 1, 0}, /* 256 tiles (97%) */
+        {2048, 1024, 4104, 0, 0, 1, 0}, /* k % 16 != 0: the big tile (STEP loop), no stream-K */
+        {2048, 2048, 2048, 0, 0, 1, 0}, {2048, 2048, 2048, 3, 0, 1, 0}, /* 512: 94% of 2 waves */
+        {2048, 1024, 4096, 0, 1, 1, 1}, {2048, 1056, 4096, 0, 0, 1, 0}, /* 256 tiles; 272 */
+        {4096, 4096, 4096, 0, 0, 1, 0}, {4096, 4096, 4096, 3, 0, 1, 0}, /* 2048: 7.8 waves */
+        {8192, 8192, 8192, 0, 0, 1, 0},
+        {146 * 128, 64, 1024, 0, 1, 0, 0}, {145 * 128, 64, 1024, 0, 0, 0, 0}, /* fill bounds: */
+        {224 * 128, 64, 1024, 3, 1, 0, 0}, {225 * 128, 64, 1024, 3, 0, 0, 0}, /* 55% of 264 is */
+        {464 * 128, 64, 1024, 0, 1, 1, 0}, {528 * 128, 64, 1024, 0, 0, 1, 0}, /* 145.2, 85% */
+        {728 * 128, 64, 1024, 0, 0, 1, 0}, /* 224.4; 1.76 waves; 2 whole; 2.76 waves */
+        {1280, 1280, 1288, 0, 0, 0, 0}, {1280, 1280, 1281, 0, 0, 0, 0}, /* k % 16 != 0 */
+        {127, 8192, 8192, 0, 0, 1, 1},  {8192, 63, 8192, 0, 0, 1, 1},   /* under one tile */
+        {0, 0, 0, 0, 0, 0, 0},          {1, 1, 1, 0, 0, 0, 0},
     };
     mb_target h100 = {90, 90, 1, 132};
     mb_target unknown = {90, 90, 1, 0};  /* the runtime could not say */
@@ -92,13 +97,15 @@ static void test_auto_dgemm_streamk(void) {
     for (size_t i = 0; i < sizeof c / sizeof c[0]; ++i) {
         const int64_t m = c[i].m, n = c[i].n, k = c[i].k;
         const int tr = c[i].trans;
-        const char *want = c[i].sk && c[i].big ? "streamk_dmma" : "dmma";
+        const char *want = c[i].sk && c[i].big && !c[i].deep ? "streamk_dmma" : "dmma";
         const char *got = pick_name(MINIBLAS_OP_DGEMM, m, n, k, tr, &h100);
         CHECKF(strcmp(got, want) == 0, "dgemm %lldx%lldx%lld trans %d, 132 SMs: %s, expected %s",
                (long long)m, (long long)n, (long long)k, tr, got, want);
         CHECKF(mb_sk_pays(m, n, k, tr & 1, tr >> 1, 132) == c[i].sk,
                "mb_sk_pays %lldx%lldx%lld trans %d", (long long)m, (long long)n, (long long)k, tr);
         CHECKF(mb_dgemm_dmma_big(m, n, k, 132) == c[i].big, "mb_dgemm_dmma_big %lldx%lldx%lld",
+               (long long)m, (long long)n, (long long)k);
+        CHECKF(mb_dgemm_dmma_deep(m, n, k, 132) == c[i].deep, "mb_dgemm_dmma_deep %lldx%lldx%lld",
                (long long)m, (long long)n, (long long)k);
         got = pick_name(MINIBLAS_OP_DGEMM, m, n, k, tr, &ptx80);
         CHECKF(strcmp(got, want) == 0, "dgemm %lldx%lldx%lld trans %d, 8.0 code: %s, expected %s",

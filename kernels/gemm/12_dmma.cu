@@ -39,9 +39,35 @@
  * them, perf/results/h100/gemm-copies.txt: 1000^3, 1025^3 and 1500^3, 500-750 per element,
  * were 7-41% slower with them; 2047^3 and up, 1000 and more, 9-38% faster). */
 #define DMMA_COPY_MIN_PER_ELEM 900.0
-static cudaError_t dmma_big(const mb_gemm_args *p, cudaStream_t s) {
+/* Slices of k at least this deep make a split of the big tile pay (dmma_pick); blocks at
+ * least this deep let the deep tile pay (dmma_deep_shape). */
+#define DMMA_SPLIT_MIN_K 2048
+/* Whether the deep tile takes a call of the big tile: at most one wave of big tiles, and each
+ * block of the deep tile's grid (split in k where its tiles fill at most half the SMs) at
+ * least DMMA_SPLIT_MIN_K deep. There the deep tile took 1-12% less time than the big tile
+ * (more tiles than slots: level or slower; one H100, perf/results/h100/dgemm-deep/). */
+static int dmma_deep_shape(const mb_gemm_args *p, int sms) {
+    const int64_t big = mb_cdiv(p->m, 128) * mb_cdiv(p->n, 64);
+    if (big > (int64_t)dmma_big_cfg::MIN_BLOCKS * sms) return 0;
+    const mb_splitk ds = mb_splitk_plan(p, mb_cdiv(p->m, 128) * mb_cdiv(p->n, 128),
+                                        dmma_deep_cfg::MIN_BLOCKS, 16, sizeof(double), 0, sms);
+    return p->k / ds.S >= DMMA_SPLIT_MIN_K;
+}
+/* ... and its shared memory fits the device (not compute capability 8.6 / 8.9: 99 KB). */
+static int dmma_deep(const mb_gemm_args *p, int sms) {
+    size_t bytes;
+    int optin = 0;
+    return dmma_deep_shape(p, sms) && mb_one_wave_smem(0, 1, 1, 0, &bytes, &optin) == cudaSuccess &&
+           (size_t)optin >= dmma_deep_cfg::smem_bytes(true, true);
+}
+/* The big tile's XMMA kernel, or the deep tile's on the calls it takes. */
+static cudaError_t dmma_big_xmma(const mb_gemm_args *p, int sms, cudaStream_t s) {
+    return dmma_deep(p, sms) ? tc_gemm_launch<dmma_deep_cfg, TC_OP_DMMA>(p, s)
+                             : tc_gemm_launch<dmma_big_cfg, TC_OP_DMMA>(p, s);
+}
+static cudaError_t dmma_big(const mb_gemm_args *p, int sms, cudaStream_t s) {
     const int va = tc_vec16<double>(p->A, p->lda), vb = tc_vec16<double>(p->B, p->ldb);
-    if (p->k % 16 == 0 && va && vb) return tc_gemm_launch<dmma_big_cfg, TC_OP_DMMA>(p, s);
+    if (p->k % 16 == 0 && va && vb) return dmma_big_xmma(p, sms, s);
     const int64_t k16 = p->k + (16 - p->k % 16) % 16;
     const int grow = k16 != p->k; /* growing k copies both operands */
     mb_gemm_args q;
@@ -50,7 +76,7 @@ static cudaError_t dmma_big(const mb_gemm_args *p, cudaStream_t s) {
     const int made = oc_begin(p, sizeof(double), grow || !va, grow || !vb, k16,
                               DMMA_COPY_MIN_PER_ELEM, &q, &buf, &e, s);
     if (made < 0) return e;
-    if (made) return oc_end(buf, tc_gemm_launch<dmma_big_cfg, TC_OP_DMMA>(&q, s), s);
+    if (made) return oc_end(buf, dmma_big_xmma(&q, sms, s), s);
     return tc_gemm_launch<dmma_big_step_cfg, TC_OP_DMMA>(p, s);
 }
 
@@ -94,7 +120,7 @@ static int dmma_pick(const mb_gemm_args *p, int sms) {
     const mb_splitk bs = mb_splitk_plan(p, big, dmma_big_cfg::MIN_BLOCKS, dmma_big_cfg::BK,
                                         sizeof(double), 0, sms);
     int64_t cost_big = DMMA_COST(big, 128 * 64, dmma_c_big);
-    if (bs.S > 1 && p->k / bs.S >= 2048)
+    if (bs.S > 1 && p->k / bs.S >= DMMA_SPLIT_MIN_K)
         cost_big = wave / bs.S;
     else if (bt.S > 1)
         cost_big = wave * (bt.t0 / (2 * (int64_t)sms)) + 12 * wave / (10 * bt.S);
@@ -115,7 +141,7 @@ extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s) {
     cudaError_t e = mb_device_info(&sms, NULL);
     if (e != cudaSuccess) return e;
     switch (dmma_pick(p, sms)) {
-    case DMMA_BIG: return dmma_big(p, s);
+    case DMMA_BIG: return dmma_big(p, sms, s);
     case DMMA_MID: return tc_gemm_launch<dmma_mid_cfg, TC_OP_DMMA>(p, s, 1);
     case DMMA_SMALL: return tc_gemm_launch<dmma_small_cfg, TC_OP_DMMA>(p, s, 1);
     default: return tc_gemm_launch<dmma_tiny_cfg, TC_OP_DMMA>(p, s);
@@ -141,6 +167,19 @@ extern "C" int mb_dgemm_dmma_big(int64_t m, int64_t n, int64_t k, int sms) {
     p.work = &p; /* only tested for NULL by the plans */
     p.work_bytes = MB_GEMM_WORK_BYTES;
     return mb_dgemm_dmma_picks_big(&p, sms);
+}
+
+/* Whether rung 12 runs its deep tile for an m x n x k product with aligned operands and the
+ * handle's gemm workspace (auto's stream-K rule: not there). */
+extern "C" int mb_dgemm_dmma_deep(int64_t m, int64_t n, int64_t k, int sms) {
+    mb_gemm_args p;
+    memset(&p, 0, sizeof p);
+    p.m = m;
+    p.n = n;
+    p.k = k;
+    p.work = &p; /* only tested for NULL by the plans */
+    p.work_bytes = MB_GEMM_WORK_BYTES;
+    return k % 16 == 0 && mb_dgemm_dmma_picks_big(&p, sms) && dmma_deep_shape(&p, sms);
 }
 
 /* Whether the big tile leaves an edge tile of an m x n product where it is, unshifted

@@ -8,7 +8,8 @@
 
 #include "tc_config.cuh"
 
-/* Four tiles, all 4 warps with m16n8k8, 3 stages (the mid tile 4), lean copies:
+/* Four tiles, all 4 warps with m16n8k8, 3 stages (the mid tile 4), lean copies (and the big
+ * tile's 8-warp variant for deep split calls, below):
  *   big   128x64x16 (warps 64x32), 2 blocks per SM: cuBLAS's large-size tile, on its schedule
  *          (TC_PIPE_XMMA), padded shared rows;
  *   mid    64x64x16 (warps 32x32), 4 stages, 3 blocks per SM;
@@ -24,6 +25,14 @@
  * time swizzled than padded from 640^3 to 4096^3; on the lean loop, 32x64x32 at 3 per SM
  * reached 89-97% of cuBLAS DGEMM's speed at 640^3-1280^3). */
 typedef tc_cfg<double, 128, 64, 16, 64, 32, 3, 2, 8, TC_PIPE_XMMA, true> dmma_big_cfg;
+/* The deep tile: the big tile's warps and loop on a 128x128 block of 8 warps, one block per
+ * SM (up to 120 KB of shared memory). It takes the big tile's calls that are split in k
+ * across blocks (few tiles, slices of at least 2048; 12_dmma.cu, dmma_deep): each SM then
+ * runs one slice of a tile twice the size for the same L2 traffic as one of the big tile's
+ * slices, and the FP64 tensor pipe runs at the 700 W power cap there (H100), so fewer bytes
+ * moved per multiply-add is time gained: 3-10% less time than the big tile on these calls
+ * (perf/results/h100/dgemm-deep/). With more tiles than slots it was level or slower. */
+typedef tc_cfg<double, 128, 128, 16, 64, 32, 3, 1, 8, TC_PIPE_XMMA, true> dmma_deep_cfg;
 typedef tc_cfg<double, 128, 64, 16, 64, 32, 3, 2, 8, TC_PIPE_STEP2, true> dmma_big_step_cfg;
 typedef tc_cfg<double, 64, 64, 16, 32, 32, 4, 3, 8, TC_PIPE_STREAM, true, true> dmma_mid_cfg;
 typedef tc_cfg<double, 32, 64, 32, 16, 32, 3, 3, 8, TC_PIPE_STREAM, true, true> dmma_small_cfg;
