@@ -5,25 +5,24 @@
  * a 16x8x8 block of the same IEEE double fused multiply-adds per warp instruction, at about
  * twice that peak, with the same tolerances as any dgemm rung. Operands are staged by a
  * cp.async pipeline of 3 or 4 stages (16-byte copies where pointer and leading dimension
- * allow; parts of a tile outside the matrix zeroed; edge tiles shifted to be computed from
- * inside the matrix). The machinery is shared with the TF32 rungs (tc_common.cuh).
- * Four tiles of 4 warps, chosen per call by the cost of their grids (mb_dgemm_dmma, below):
- * big 128x64 (2 blocks/SM; cuBLAS's large-size tile, on cuBLAS's instruction order: each
- * fragment load issued between the mma of the previous row tile, copies spread among the mma,
- * the wait and barrier inside the second k step), mid 64x64, small 32x64x32 and tiny 32x32x32
- * (3/SM each, unpadded swizzled shared tiles, interior tiles on a lean loop of two fragment
- * sets). A last wave of big tiles at most half full is split in k in the same launch; few big
- * tiles with a deep k are split in k across blocks (splitk.cuh).
+ * allow; parts of a tile outside the matrix zeroed; edge tiles shifted inside the matrix).
+ * The machinery is shared with the TF32 rungs (tc_common.cuh). Tiles chosen per call by the
+ * cost of their grids (mb_dgemm_dmma, below): big 128x64 (4 warps, 2 blocks/SM; cuBLAS's tile
+ * on cuBLAS's instruction order), mid 64x64, small 32x64x32, tiny 32x32x32 (3/SM each,
+ * swizzled, a lean loop of two fragment sets); where the big tile fills at most one wave with
+ * a deep k, its 128x128 variant of 8 warps at 1 block/SM (deep: the H100 runs such calls at its
+ * power cap, and that block moves a quarter fewer bytes per multiply-add). A last wave of big
+ * tiles at most half full is split in k in the same launch; few tiles with a deep k are split
+ * in k across blocks (splitk.cuh).
  *
  * Why: the only way past the FP64 SIMT peak.
- * Limit: register pressure (about 250 registers per thread on the big tile) and the stalls of
- * fragment loads that overwrite operands of pending mma; for the big tile, k not a multiple of
- * 16 or unaligned operands are copied (aligned, k grown with zeros) where the gemm is large
- * enough, else take the plainer STEP loop, in a kernel of its own; an edge tile at an odd m
- * (A M-contiguous) or n (B N-contiguous) cannot be shifted inside and runs the STEP loop too;
- * at k = 256 the stores of C take 12-17% of the big tile's time (docs: "Tried").
- * Resources: 128 threads per block; dynamic shared memory per block 79.5-90 KB (big, by
- * layout), 64 KB (mid), 72 KB (small), 48 KB (tiny). Measured: docs/ladders/gemm.md.
+ * Limit: about 250 registers per thread on the big tile, and loads of fragments still read by
+ * pending mma; k not a multiple of 16 or unaligned operands are copied (aligned, k grown with
+ * zeros) where the gemm is large enough, else take the plainer STEP loop, as do edge tiles at
+ * an odd m (A M-contiguous) or n (B N-contiguous); at k = 256 storing C takes 12-17%.
+ * Resources: 128 threads (deep: 256); dynamic shared memory per block 79.5-90 KB (big, by
+ * layout), 99-120 KB (deep), 64 KB (mid), 72 KB (small), 48 KB (tiny).
+ * Measured: docs/ladders/gemm.md.
  */
 #include "tc_common.cuh"
 #include "operand_copy.cuh"

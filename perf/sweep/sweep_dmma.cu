@@ -23,6 +23,18 @@ const sw_cfg SW_PART_NAME(sw_dmma)[] = {
      * 3 stages) and its neighbours. The 128x128 tiles of 8 warps that did not pay are in
      * docs/ladders/gemm.md ("Tried, did not pay"); the row after these is the former big tile,
      * for reference. */
+    /* Twice the warps per SM on the same block tiles: 8 or 16 warps of 32x32 (64 accumulator
+     * registers) at 128 registers a thread, 16 warps per SM where the big tile has 8. */
+    X(128, 64, 16, 32, 32, 3, 2, 8, 1, 1, "cuBLAS's block, 8 warps of 32x32, 2 blocks/SM, one set"),
+    X(128, 64, 16, 32, 32, 3, 2, 8, 2, 1, "cuBLAS's block, 8 warps of 32x32, 2 blocks/SM, stream"),
+    X(128, 64, 16, 32, 32, 3, 2, 8, 3, 1, "cuBLAS's block, 8 warps of 32x32, 2 blocks/SM, XMMA"),
+    X(128, 64, 16, 32, 32, 4, 2, 8, 1, 1, "cuBLAS's block, 8 warps of 32x32, 4 stages, one set"),
+    X(128, 128, 16, 32, 32, 3, 1, 8, 1, 1, "128x128, 16 warps of 32x32, one set"),
+    X(128, 128, 16, 32, 32, 3, 1, 8, 3, 1, "128x128, 16 warps of 32x32, XMMA"),
+    X(128, 128, 16, 32, 32, 4, 1, 8, 3, 1, "128x128, 16 warps of 32x32, XMMA, 4 stages"),
+    X(256, 64, 16, 32, 32, 3, 1, 8, 3, 1, "256x64, 16 warps of 32x32, XMMA"),
+    X(128, 128, 16, 32, 32, 2, 1, 8, 3, 1, "128x128, 16 warps of 32x32, XMMA, 2 stages"),
+    X(128, 64, 16, 64, 32, 3, 2, 8, 3, 1, "rung 12's big tile on its XMMA loop"),
     X(128, 64, 16, 64, 32, 3, 2, 8, 0, 1, "CURRENT big: cuBLAS's shape, k8, two sets, lean"),
     X(128, 64, 16, 64, 32, 3, 2, 8, 2, 1, "cuBLAS's shape, k8, stream loop"),
     X(128, 64, 16, 64, 32, 4, 2, 8, 2, 1, "cuBLAS's shape, k8, stream loop, 4 stages"),
