@@ -154,30 +154,30 @@ extern "C" int mb_dgemm_dmma_picks_big(const mb_gemm_args *p, int sms) {
     return dmma_pick(p, sms) == DMMA_BIG;
 }
 
-/* The same for an m x n x k product with the handle's gemm workspace (auto's stream-K rule,
- * src/auto.c: rung 13 is that tile scheduled stream-K, so it can only pay where rung 12 would
- * run that tile). */
-extern "C" int mb_dgemm_dmma_big(int64_t m, int64_t n, int64_t k, int sms) {
+/* An m x n x k product with the handle's gemm workspace, for the rules below. */
+static mb_gemm_args dmma_shape(int64_t m, int64_t n, int64_t k) {
+    static char work; /* never touched: the plans test only for NULL */
     mb_gemm_args p;
     memset(&p, 0, sizeof p);
     p.m = m;
     p.n = n;
     p.k = k;
-    p.work = &p; /* only tested for NULL by the plans */
+    p.work = &work;
     p.work_bytes = MB_GEMM_WORK_BYTES;
+    return p;
+}
+
+/* mb_dgemm_dmma_picks_big for that product (auto's stream-K rule, src/auto.c: rung 13 is that
+ * tile scheduled stream-K, so it can only pay where rung 12 would run that tile). */
+extern "C" int mb_dgemm_dmma_big(int64_t m, int64_t n, int64_t k, int sms) {
+    const mb_gemm_args p = dmma_shape(m, n, k);
     return mb_dgemm_dmma_picks_big(&p, sms);
 }
 
-/* Whether rung 12 runs its deep tile for an m x n x k product with aligned operands and the
- * handle's gemm workspace (auto's stream-K rule: not there). */
+/* Whether rung 12 runs its deep tile for that product with aligned operands (auto's stream-K
+ * rule: not there). */
 extern "C" int mb_dgemm_dmma_deep(int64_t m, int64_t n, int64_t k, int sms) {
-    mb_gemm_args p;
-    memset(&p, 0, sizeof p);
-    p.m = m;
-    p.n = n;
-    p.k = k;
-    p.work = &p; /* only tested for NULL by the plans */
-    p.work_bytes = MB_GEMM_WORK_BYTES;
+    const mb_gemm_args p = dmma_shape(m, n, k);
     return k % 16 == 0 && mb_dgemm_dmma_picks_big(&p, sms) && dmma_deep_shape(&p, sms);
 }
 
