@@ -43,7 +43,7 @@
 #define DMMA_SPLIT_MIN_K 2048
 /* Whether the deep tile takes a call of the big tile: at most one wave of big tiles, and each
  * block of the deep tile's grid (split in k where its tiles fill at most half the SMs) at
- * least DMMA_SPLIT_MIN_K deep. There the deep tile took 1-12% less time than the big tile
+ * least DMMA_SPLIT_MIN_K deep. There the deep tile took 3-12% less time than the big tile
  * (more tiles than slots: level or slower; one H100, perf/results/h100/dgemm-deep/). */
 static int dmma_deep_shape(const mb_gemm_args *p, int sms) {
     const int64_t big = mb_cdiv(p->m, 128) * mb_cdiv(p->n, 64);

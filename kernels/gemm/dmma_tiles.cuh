@@ -26,11 +26,10 @@
  * reached 89-97% of cuBLAS DGEMM's speed at 640^3-1280^3). */
 typedef tc_cfg<double, 128, 64, 16, 64, 32, 3, 2, 8, TC_PIPE_XMMA, true> dmma_big_cfg;
 /* The deep tile: the big tile's warps and loop on a 128x128 block of 8 warps, one block per
- * SM (up to 120 KB of shared memory). It takes the big tile's calls that are split in k
- * across blocks (few tiles, slices of at least 2048; 12_dmma.cu, dmma_deep): each SM then
- * runs one slice of a tile twice the size for the same L2 traffic as one of the big tile's
- * slices, and the FP64 tensor pipe runs at the 700 W power cap there (H100), so fewer bytes
- * moved per multiply-add is time gained: 3-10% less time than the big tile on these calls
+ * SM (up to 120 KB of shared memory). It takes the big tile's calls of at most one wave with
+ * blocks at least 2048 deep (split in k or not; 12_dmma.cu, dmma_deep). The FP64 tensor pipe
+ * runs such calls at the H100's 700 W power cap, and a 128x128 block moves a quarter fewer
+ * operand bytes per multiply-add from L2 than the big tile: 3-12% less time there
  * (perf/results/h100/dgemm-deep/). With more tiles than slots it was level or slower. */
 typedef tc_cfg<double, 128, 128, 16, 64, 32, 3, 1, 8, TC_PIPE_XMMA, true> dmma_deep_cfg;
 typedef tc_cfg<double, 128, 64, 16, 64, 32, 3, 2, 8, TC_PIPE_STEP2, true> dmma_big_step_cfg;

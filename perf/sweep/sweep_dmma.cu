@@ -20,9 +20,10 @@
 const sw_cfg SW_PART_NAME(sw_dmma)[] = {
 #if SW_PART == 0
     /* cuBLAS's own DGEMM tile (ncu: 128x64x16, 4 warps of 64x32, 2 blocks/SM, m16n8k8,
-     * 3 stages) and its neighbours. The 128x128 tiles of 8 warps that did not pay are in
-     * docs/ladders/gemm.md ("Tried, did not pay"); the row after these is the former big tile,
-     * for reference. */
+     * 3 stages) and its neighbours. The 128x128 tiles of 8 warps (slower on many waves of
+     * tiles; on at most one wave rung 12's deep tile, docs/ladders/gemm.md) and the rows of
+     * 32x32 warps are in the docs too ("Tried, did not pay"); the row after the 64x32 rows
+     * is the former big tile, for reference. */
     /* Twice the warps per SM on the same block tiles: 8 or 16 warps of 32x32 (64 accumulator
      * registers) at 128 registers a thread, 16 warps per SM where the big tile has 8. */
     X(128, 64, 16, 32, 32, 3, 2, 8, 1, 1, "cuBLAS's block, 8 warps of 32x32, 2 blocks/SM, one set"),
