@@ -46,13 +46,15 @@
  * least DMMA_SPLIT_MIN_K deep. There the deep tile took 3-12% less time than the big tile
  * (more tiles than slots: level or slower; one H100, perf/results/h100/dgemm-deep/). */
 static int dmma_deep_shape(const mb_gemm_args *p, int sms) {
-    const int64_t big = mb_cdiv(p->m, 128) * mb_cdiv(p->n, 64);
-    if (big > (int64_t)dmma_big_cfg::MIN_BLOCKS * sms) return 0;
-    const mb_splitk ds = mb_splitk_plan(p, mb_cdiv(p->m, 128) * mb_cdiv(p->n, 128),
-                                        dmma_deep_cfg::MIN_BLOCKS, 16, sizeof(double), 0, sms);
+    typedef dmma_big_cfg B;
+    typedef dmma_deep_cfg D;
+    if (mb_cdiv(p->m, B::BM) * mb_cdiv(p->n, B::BN) > (int64_t)B::MIN_BLOCKS * sms) return 0;
+    const mb_splitk ds = mb_splitk_plan(p, mb_cdiv(p->m, D::BM) * mb_cdiv(p->n, D::BN),
+                                        D::MIN_BLOCKS, D::BK, sizeof(double), 0, sms);
     return p->k / ds.S >= DMMA_SPLIT_MIN_K;
 }
-/* ... and its shared memory fits the device (not compute capability 8.6 / 8.9: 99 KB). */
+/* ... and its shared memory fits the device's opt-in limit per block (cached with the other
+ * shared-memory attributes by mb_one_wave_smem; 99 KB on compute capability 8.6 / 8.9). */
 static int dmma_deep(const mb_gemm_args *p, int sms) {
     size_t bytes;
     int optin = 0;

@@ -9,7 +9,7 @@
 #include "tc_config.cuh"
 
 /* Four tiles, all 4 warps with m16n8k8, 3 stages (the mid tile 4), lean copies (and the big
- * tile's 8-warp variant for deep split calls, below):
+ * tile's 8-warp variant for calls of at most one wave with a deep k, below):
  *   big   128x64x16 (warps 64x32), 2 blocks per SM: cuBLAS's large-size tile, on its schedule
  *          (TC_PIPE_XMMA), padded shared rows;
  *   mid    64x64x16 (warps 32x32), 4 stages, 3 blocks per SM;
