@@ -39,29 +39,6 @@ __host__ __device__ __forceinline__ void tc_cp_async16(void *dst, const void *sr
     for (int b = 0; b < 16; ++b) ((unsigned char *)dst)[b] = ((const unsigned char *)src)[b];
 #endif
 }
-/* The same copy with a src-size of 16 or 0 bytes: 0 reads nothing and writes 16 zeros
- * (src must still lie inside the matrix). For loops that, to stay free of branches, run
- * copies past the last k-tile: with 0 those read nothing from L2. */
-template <bool L2PF = false>
-__host__ __device__ __forceinline__ void tc_cp_async16_sz(void *dst, const void *src, unsigned sz) {
-#if TC_HAS_MMA
-    if (L2PF)
-        asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;\n" ::"r"(
-                         tc_smem_addr(dst)),
-                     "l"(src), "r"(sz)
-                     : "memory");
-    else
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(tc_smem_addr(dst)),
-                     "l"(src), "r"(sz)
-                     : "memory");
-#elif !defined(__CUDA_ARCH__)
-#ifdef TC_EMU_CHECK_SRC
-    TC_EMU_CHECK_SRC(src, 16);
-#endif
-    for (unsigned b = 0; b < 16; ++b)
-        ((unsigned char *)dst)[b] = b < sz ? ((const unsigned char *)src)[b] : 0;
-#endif
-}
 /* One element (4 or 8 bytes) inside the matrix. */
 template <int BYTES>
 __host__ __device__ __forceinline__ void tc_cp_async_elem(void *dst, const void *src) {
@@ -134,18 +111,6 @@ TC_HD void tc_copy_lean(T *dst, const T *src, int64_t ld) {
 TC_UNROLL
     for (int it = 0; it < OUTER * CPR / NTHREADS; ++it)
         tc_cp_async16<L2PF>(dst + it * ROWS * LDS, src + it * step);
-}
-/* The same with src-size sz (16, or 0: nothing read, zeros written) for every chunk. */
-template <typename T, int OUTER, int INNER, int LDS, int NTHREADS, bool L2PF = false,
-          bool SWZ = false>
-TC_HD void tc_copy_lean_sz(T *dst, const T *src, int64_t ld, unsigned sz) {
-    constexpr int CPR = INNER / (16 / (int)sizeof(T)), ROWS = NTHREADS / CPR;
-    static_assert(NTHREADS % CPR == 0 && (OUTER * CPR) % NTHREADS == 0, "lean copy");
-    static_assert(!SWZ || ROWS % 4 == 0, "a thread's rows share the swizzle");
-    const int64_t step = (int64_t)ROWS * ld;
-TC_UNROLL
-    for (int it = 0; it < OUTER * CPR / NTHREADS; ++it)
-        tc_cp_async16_sz<L2PF>(dst + it * ROWS * LDS, src + it * step, sz);
 }
 
 template <typename T, int OUTER, int INNER, int LDS, int NTHREADS, bool LEAN = false,

@@ -286,14 +286,13 @@ __device__ __forceinline__ void tc_mainloop_f64_lean(double (&acc)[Cfg::MI][Cfg:
     const double *gb = (const double *)p.B + (BKC ? (n0 + bo) * p.ldb + bi : bo * p.ldb + n0 + bi);
     double *da = sA + ao * A_LDS + tc_swz<Cfg::SWZ>(ao, ai);
     double *db = sB + bo * B_LDS + tc_swz<Cfg::SWZ>(bo, bi);
-    /* sz: 16, or 0 past the last k-tile (the sources name the last one; nothing is read). */
-    auto copy_a = [&](int buf, unsigned sz) {
-        tc_copy_lean_sz<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS, false, Cfg::SWZ>(
-            da + buf * AE, ga, p.lda, sz);
+    auto copy_a = [&](int buf) {
+        tc_copy_lean<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS, false, Cfg::SWZ>(da + buf * AE,
+                                                                                 ga, p.lda);
     };
-    auto copy_b = [&](int buf, unsigned sz) {
-        tc_copy_lean_sz<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS, false, Cfg::SWZ>(
-            db + buf * BE, gb, p.ldb, sz);
+    auto copy_b = [&](int buf) {
+        tc_copy_lean<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS, false, Cfg::SWZ>(db + buf * BE,
+                                                                                 gb, p.ldb);
     };
     /* Prologue: k-tiles 0 .. S - 2 (empty groups past the end keep the count); then the
      * sources move to k-tile S - 1, the first the loop copies (or the last k-tile, when
@@ -301,8 +300,8 @@ __device__ __forceinline__ void tc_mainloop_f64_lean(double (&acc)[Cfg::MI][Cfg:
 #pragma unroll
     for (int s = 0; s < S - 1; ++s) {
         if (s < KT) {
-            copy_a(s, 16u);
-            copy_b(s, 16u);
+            copy_a(s);
+            copy_b(s);
         }
         tc_cp_async_commit();
         if (s + 1 < KT) {
@@ -324,7 +323,6 @@ __device__ __forceinline__ void tc_mainloop_f64_lean(double (&acc)[Cfg::MI][Cfg:
         const int ns = (cs + 1) % S, ls = (cs + S - 1) % S;
         const double *cA = sA + cs * AE, *cB = sB + cs * BE;
         const double *nA = sA + ns * AE, *nB = sB + ns * BE;
-        const unsigned sz = kt + S - 1 < KT ? 16u : 0u;
 #pragma unroll
         for (int st = 0; st < NS; ++st) {
             const int f = st & 1;
@@ -344,9 +342,9 @@ __device__ __forceinline__ void tc_mainloop_f64_lean(double (&acc)[Cfg::MI][Cfg:
             for (int ni = 1; ni < NI; ++ni) {
 #pragma unroll
                 for (int mi = 0; mi < MI; ++mi) tc_mma_f64<2>(acc[mi][ni], a[f][mi], b[f][ni]);
-                if (ni == 1 && st == 0) copy_a(ls, sz);
+                if (ni == 1 && st == 0) copy_a(ls);
                 if (ni == 1 && st == CB) {
-                    copy_b(ls, sz);
+                    copy_b(ls);
                     tc_cp_async_commit();
                     if (kt + S < KT) {
                         ga += adv_a;
@@ -446,13 +444,11 @@ __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg:
             tc_gather_a1_f64<Cfg, AKC, 2>(a1[mi - 1], cA, wm0, mi - 1, 8, lane);
             if (mi == 1) {
                 /* No branch, so that ptxas may spread the copies among the mma: past the
-                 * last k-tile they name the last one again with a src-size of 0 (nothing
-                 * read; zeros into a buffer nothing reads). */
-                const unsigned sz = kt + S - 1 < KT ? 16u : 0u;
-                tc_copy_lean_sz<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS, true, Cfg::SWZ>(
-                    da + ls * AE, ga, p.lda, sz);
-                tc_copy_lean_sz<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS, true, Cfg::SWZ>(
-                    db + ls * BE, gb, p.ldb, sz);
+                 * last k-tile the last one is copied again, into a buffer nothing reads. */
+                tc_copy_lean<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS, true, Cfg::SWZ>(
+                    da + ls * AE, ga, p.lda);
+                tc_copy_lean<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS, true, Cfg::SWZ>(
+                    db + ls * BE, gb, p.ldb);
                 tc_cp_async_commit();
                 if (kt + S < KT) {
                     ga += adv_a;
