@@ -113,24 +113,6 @@ TC_UNROLL
         tc_cp_async16<L2PF>(dst + it * ROWS * LDS, src + it * step);
 }
 
-/* The lean copy for rows of at least 1024 bytes: TPR = CPR / 2 threads a row, consecutive
- * threads on consecutive chunks (a warp's 32 chunks are 512 contiguous bytes), each thread
- * two chunks half a row apart (a constant offset) in each of its rows, ROWS = NTHREADS / TPR
- * rows apart. dst / src: its first chunk's (row tid / TPR, inner offset VEC (tid % TPR)), in
- * an unswizzled tile. Half the 64-bit source addresses of tc_copy_lean. */
-template <typename T, int OUTER, int INNER, int LDS, int NTHREADS, bool L2PF = false>
-TC_HD void tc_copy_pair(T *dst, const T *src, int64_t ld) {
-    constexpr int VEC = 16 / (int)sizeof(T), TPR = INNER / VEC / 2, ROWS = NTHREADS / TPR;
-    constexpr int H = TPR * VEC; /* half a row, elements */
-    static_assert(INNER % (2 * VEC) == 0 && NTHREADS % TPR == 0 && OUTER % ROWS == 0, "pair copy");
-    const int64_t step = (int64_t)ROWS * ld;
-TC_UNROLL
-    for (int it = 0; it < OUTER / ROWS; ++it) {
-        tc_cp_async16<L2PF>(dst + it * ROWS * LDS, src + it * step);
-        tc_cp_async16<L2PF>(dst + it * ROWS * LDS + H, src + it * step + H);
-    }
-}
-
 template <typename T, int OUTER, int INNER, int LDS, int NTHREADS, bool LEAN = false,
           bool SWZ = false>
 TC_HD void tc_load_tile(T *s, const T *g, int64_t ld, int64_t o0, int64_t i0, int64_t olim,

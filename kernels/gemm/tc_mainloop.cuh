@@ -399,13 +399,8 @@ __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg:
     constexpr int A_LDS = AKC ? Cfg::LD_K : Cfg::LD_AM;
     constexpr int B_OUT = BKC ? Cfg::BN : BK, B_IN = BKC ? BK : Cfg::BN;
     constexpr int B_LDS = BKC ? Cfg::LD_K : Cfg::LD_BN;
-    /* Operands whose tile rows are 1024 bytes or more (A of NN and NT, B of TT and NT on a
-     * 128-wide tile) take tc_copy_pair: half the source addresses, so a shorter chain of
-     * 64-bit adds. A thread's first chunk: row tid / TPR, threads per row TPR. */
-    constexpr bool A_PAIR = A_IN >= 128 && !Cfg::SWZ, B_PAIR = B_IN >= 128 && !Cfg::SWZ;
-    constexpr int A_TPR = A_PAIR ? A_IN / 4 : A_IN / 2, B_TPR = B_PAIR ? B_IN / 4 : B_IN / 2;
-    const int ao = tid / A_TPR, ai = tid % A_TPR * 2;
-    const int bo = tid / B_TPR, bi = tid % B_TPR * 2;
+    const int ao = tid / (A_IN / 2), ai = tid % (A_IN / 2) * 2;
+    const int bo = tid / (B_IN / 2), bi = tid % (B_IN / 2) * 2;
     /* Global sources of k-tile S - 1, the first the loop copies (or of the last k-tile, when
      * there are fewer), and the step per k-tile. */
     const int64_t adv_a = AKC ? BK : BK * p.lda, adv_b = BKC ? BK : BK * p.ldb;
@@ -450,18 +445,10 @@ __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg:
             if (mi == 1) {
                 /* No branch, so that ptxas may spread the copies among the mma: past the
                  * last k-tile the last one is copied again, into a buffer nothing reads. */
-                if constexpr (A_PAIR)
-                    tc_copy_pair<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS, true>(da + ls * AE,
-                                                                                 ga, p.lda);
-                else
-                    tc_copy_lean<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS, true, Cfg::SWZ>(
-                        da + ls * AE, ga, p.lda);
-                if constexpr (B_PAIR)
-                    tc_copy_pair<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS, true>(db + ls * BE,
-                                                                                 gb, p.ldb);
-                else
-                    tc_copy_lean<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS, true, Cfg::SWZ>(
-                        db + ls * BE, gb, p.ldb);
+                tc_copy_lean<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS, true, Cfg::SWZ>(
+                    da + ls * AE, ga, p.lda);
+                tc_copy_lean<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS, true, Cfg::SWZ>(
+                    db + ls * BE, gb, p.ldb);
                 tc_cp_async_commit();
                 if (kt + S < KT) {
                     ga += adv_a;
