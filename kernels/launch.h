@@ -142,7 +142,8 @@ int mb_dgemm_dmma_picks_big(const mb_gemm_args *args, int sms);
 int mb_dgemm_dmma_big(int64_t m, int64_t n, int64_t k, int sms);
 /* Whether it runs that tile's 128 x 128 variant (its deep tile: at most one wave of big tiles,
  * k deep) for an m x n x k product with aligned operands and the handle's gemm workspace
- * (auto's stream-K rule). */
+ * (auto's stream-K rule). The shape alone: a GPU whose blocks cannot take the deep tile's
+ * 120 KB of shared memory (compute capability 8.6, 8.9) keeps the big tile there. */
 int mb_dgemm_dmma_deep(int64_t m, int64_t n, int64_t k, int sms);
 /* Whether that big tile leaves an edge tile of an m x n product unshifted (it then runs the
  * plainer STEP loop; ta, tb: A, B transposed, column-major; auto's rule for rung 14). */

@@ -64,7 +64,8 @@ typedef struct mb_auto_rule {
 /* dgemm rung 13 pays for this shape on this GPU (streamk.h) and rung 12 would run the big tile
  * rung 13 schedules (12_dmma.cu; its smaller tiles beat rung 13 where they run, e.g. 1152^3),
  * not its deep tile (which beat rung 13 on every shape of less than one wave with k >= 4096,
- * NN and TT: perf/results/h100/dgemm-deep/); never with the SM count unknown */
+ * NN and TT: perf/results/h100/dgemm-deep/; by shape, so also on GPUs whose 99 KB per block
+ * keep the big tile there, where neither was measured); never with the SM count unknown */
 static int streamk_pays(const mb_shape *s, const mb_target *t) {
     return mb_sk_pays(s->m, s->n, s->k, s->trans & 1, (s->trans >> 1) & 1, t->sms) &&
            mb_dgemm_dmma_big(s->m, s->n, s->k, t->sms) &&
