@@ -384,9 +384,6 @@ __device__ __forceinline__ void tc_mainloop_f64_lean(double (&acc)[Cfg::MI][Cfg:
  * wait for the mma reading the register they overwrite (ptxas places each load right after
  * that mma) and the copies' address chain. miniblas-bench: 4096 / 8192 from 84-89 / 88-90%
  * of cuBLAS to 95-98 / 97-99%; 2048 83 -> 94%, 2560 91 -> 101%. */
-#ifndef MB_EXP_XMMA
-#define MB_EXP_XMMA 1
-#endif
 template <class Cfg, bool AKC, bool BKC>
 __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg::NI][4],
                                                      double *sA, double *sB,
@@ -415,75 +412,6 @@ __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg:
     double *da = sA + ao * A_LDS + tc_swz<Cfg::SWZ>(ao, ai);
     double *db = sB + bo * B_LDS + tc_swz<Cfg::SWZ>(bo, bi);
 
-#if MB_EXP_XMMA
-    /* EXPERIMENT: cuBLAS's loop shape: one k-tile per iteration, not unrolled (stage offsets
-     * run-time values), A's fragments in 5 register slots in its fixed mapping per k-tile
-     * (step 0: row tiles 0-3 in slots 0-3; step 1: slots 4, 0, 1, 3), each load one mma after
-     * the last mma reading its slot. (The same slots in the loop unrolled by S gave a main
-     * loop identical to the base's, instruction for instruction.) */
-    static_assert(MI == 4, "five A slots: four row tiles");
-    double af[5][4], b0[NI][2], b1[NI][2];
-    auto mmas = [&](int slot, double (&b)[NI][2], int mi, int n_lo, int n_hi) {
-#pragma unroll
-        for (int ni = n_lo; ni < n_hi; ++ni) tc_mma_f64<2>(acc[mi][ni], af[slot], b[ni]);
-    };
-    tc_cp_async_wait<S - 2>();
-    __syncthreads();
-#pragma unroll
-    for (int mi = 0; mi < 3; ++mi) tc_gather_a1_f64<Cfg, AKC, 2>(af[mi], sA, wm0, mi, 0, lane);
-    tc_gather_b_f64<Cfg, BKC, 2>(b0, sB, wn0, 0, lane);
-    auto tile = [&](int64_t kt, int cs, int ns, int ls) {
-        const double *cA = sA + cs * AE, *cB = sB + cs * BE;
-        const double *nA = sA + ns * AE, *nB = sB + ns * BE;
-        /* step 0: slots 0, 1, 2, 3 */
-        mmas(0, b0, 0, 0, 1);
-        tc_gather_a1_f64<Cfg, AKC, 2>(af[3], cA, wm0, 3, 0, lane);
-        tc_gather_a1_f64<Cfg, AKC, 2>(af[4], cA, wm0, 0, 8, lane);
-        tc_gather_b_f64<Cfg, BKC, 2>(b1, cB, wn0, 8, lane);
-        mmas(0, b0, 0, 1, NI);
-        mmas(1, b0, 1, 0, 1);
-        tc_copy_lean<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS, true, Cfg::SWZ>(da + ls * AE, ga,
-                                                                              p.lda);
-        tc_copy_lean<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS, true, Cfg::SWZ>(db + ls * BE, gb,
-                                                                              p.ldb);
-        tc_cp_async_commit();
-        if (kt + S < KT) {
-            ga += adv_a;
-            gb += adv_b;
-        }
-        tc_gather_a1_f64<Cfg, AKC, 2>(af[0], cA, wm0, 1, 8, lane);
-        mmas(1, b0, 1, 1, NI);
-        mmas(2, b0, 2, 0, 1);
-        tc_gather_a1_f64<Cfg, AKC, 2>(af[1], cA, wm0, 2, 8, lane);
-        mmas(2, b0, 2, 1, NI);
-        mmas(3, b0, 3, 0, NI);
-        /* step 1: slots 4, 0, 1, 3 */
-        mmas(4, b1, 0, 0, 1);
-        tc_gather_a1_f64<Cfg, AKC, 2>(af[3], cA, wm0, 3, 8, lane);
-        mmas(4, b1, 0, 1, NI);
-        mmas(0, b1, 1, 0, 1);
-        tc_cp_async_wait<S - 2>();
-        __syncthreads();
-        tc_gather_b_f64<Cfg, BKC, 2>(b0, nB, wn0, 0, lane);
-        tc_gather_a1_f64<Cfg, AKC, 2>(af[2], nA, wm0, 2, 0, lane);
-        mmas(0, b1, 1, 1, NI);
-        mmas(1, b1, 2, 0, 1);
-        tc_gather_a1_f64<Cfg, AKC, 2>(af[0], nA, wm0, 0, 0, lane);
-        mmas(1, b1, 2, 1, NI);
-        mmas(3, b1, 3, 0, 1);
-        tc_gather_a1_f64<Cfg, AKC, 2>(af[1], nA, wm0, 1, 0, lane);
-        mmas(3, b1, 3, 1, NI);
-    };
-    int cs = 0, ns = 1 % S, ls = S - 1;
-#pragma unroll 1
-    for (int64_t kt = 0; kt < KT; ++kt) {
-        tile(kt, cs, ns, ls);
-        ls = cs;
-        cs = ns;
-        ns = ns + 1 == S ? 0 : ns + 1;
-    }
-}
-#else
     double a0[MI][4], a1[MI][4], b0[NI][2], b1[NI][2];
     auto mma0 = [&](int mi, int n_lo, int n_hi) {
 #pragma unroll
@@ -553,6 +481,5 @@ __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg:
             if (kt + j < KT) tile(kt + j, j);
     }
 }
-#endif
 
 #endif
