@@ -475,12 +475,9 @@ __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg:
             mma1(mi, 1, NI);
         }
     };
-    /* Unrolled by twice the stages where blocks share an SM (the big tile): ptxas schedules
-     * six k-tiles at a time there. */
-    constexpr int U = Cfg::MIN_BLOCKS > 1 ? 2 * S : S;
-    for (int64_t kt = 0; kt < KT; kt += U) {
+    for (int64_t kt = 0; kt < KT; kt += 2 * S) {
 #pragma unroll
-        for (int j = 0; j < U; ++j)
+        for (int j = 0; j < 2 * S; ++j)
             if (kt + j < KT) tile(kt + j, j % S);
     }
 }
