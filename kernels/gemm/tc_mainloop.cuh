@@ -475,10 +475,10 @@ __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg:
             mma1(mi, 1, NI);
         }
     };
-    for (int64_t kt = 0; kt < KT; kt += 2 * S) {
+    for (int64_t kt = 0; kt < KT; kt += S) {
 #pragma unroll
-        for (int j = 0; j < 2 * S; ++j)
-            if (kt + j < KT) tile(kt + j, j % S);
+        for (int j = 0; j < S; ++j)
+            if (kt + j < KT) tile(kt + j, j);
     }
 }
 
