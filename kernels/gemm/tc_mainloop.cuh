@@ -425,7 +425,7 @@ __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg:
     tc_cp_async_wait<S - 2>();
     __syncthreads();
 #pragma unroll
-    for (int mi = 0; mi < MI - 1; ++mi) tc_gather_a1_f64<Cfg, AKC, 2>(a0[mi], sA, wm0, mi, 0, lane);
+    for (int mi = 0; mi < MI; ++mi) tc_gather_a1_f64<Cfg, AKC, 2>(a0[mi], sA, wm0, mi, 0, lane);
     tc_gather_b_f64<Cfg, BKC, 2>(b0, sB, wn0, 0, lane);
     /* One k-tile in stage buffer cs (copies into buffer (cs + S - 1) % S); unrolled by S below
      * so that every buffer offset is a constant (fewer live registers). */
@@ -433,53 +433,39 @@ __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg:
         const int ns = (cs + 1) % S, ls = (cs + S - 1) % S;
         const double *cA = sA + cs * AE, *cB = sB + cs * BE;
         const double *nA = sA + ns * AE, *nB = sB + ns * BE;
-        /* step 0 */
-        mma0(0, 0, 1);
-        tc_gather_a1_f64<Cfg, AKC, 2>(a0[MI - 1], cA, wm0, MI - 1, 0, lane);
+        /* step 0: step 1's fragments, the copies of k-tile kt + S - 1, the mma */
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi) tc_gather_a1_f64<Cfg, AKC, 2>(a1[mi], cA, wm0, mi, 8, lane);
         tc_gather_b_f64<Cfg, BKC, 2>(b1, cB, wn0, 8, lane);
-        mma0(0, 1, NI);
+        tc_copy_lean<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS, true, Cfg::SWZ>(da + ls * AE, ga,
+                                                                              p.lda);
+        tc_copy_lean<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS, true, Cfg::SWZ>(db + ls * BE, gb,
+                                                                              p.ldb);
+        tc_cp_async_commit();
+        /* past the last k-tile the sources stay on it (a mask, not a branch) */
+        const int64_t more = -(int64_t)(kt + S < KT);
+        ga += adv_a & more;
+        gb += adv_b & more;
 #pragma unroll
-        for (int mi = 1; mi < MI; ++mi) {
-            mma0(mi, 0, 1);
-            tc_gather_a1_f64<Cfg, AKC, 2>(a1[mi - 1], cA, wm0, mi - 1, 8, lane);
-            if (mi == 1) {
-                /* No branch, so that ptxas may spread the copies among the mma: past the
-                 * last k-tile the last one is copied again, into a buffer nothing reads. */
-                tc_copy_lean<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS, true, Cfg::SWZ>(
-                    da + ls * AE, ga, p.lda);
-                tc_copy_lean<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS, true, Cfg::SWZ>(
-                    db + ls * BE, gb, p.ldb);
-                tc_cp_async_commit();
-                if (kt + S < KT) {
-                    ga += adv_a;
-                    gb += adv_b;
-                }
-            }
-            mma0(mi, 1, NI);
-        }
-        /* step 1 */
+        for (int mi = 0; mi < MI; ++mi) mma0(mi, 0, NI);
+        /* step 1: wait for k-tile kt + 1, its step 0 fragments, the mma */
+        tc_cp_async_wait<S - 2>();
+        __syncthreads();
 #pragma unroll
-        for (int mi = 0; mi < MI; ++mi) {
-            mma1(mi, 0, 1);
-            if (mi == 0) {
-                tc_gather_a1_f64<Cfg, AKC, 2>(a1[MI - 1], cA, wm0, MI - 1, 8, lane);
-            } else if (mi == 1) {
-                /* Groups committed: S - 1 + kt + 1; k-tile kt + 1 is group kt + 1. */
-                tc_cp_async_wait<S - 2>();
-                __syncthreads();
-                tc_gather_b_f64<Cfg, BKC, 2>(b0, nB, wn0, 0, lane);
-                tc_gather_a1_f64<Cfg, AKC, 2>(a0[0], nA, wm0, 0, 0, lane);
-            } else {
-                tc_gather_a1_f64<Cfg, AKC, 2>(a0[mi - 1], nA, wm0, mi - 1, 0, lane);
-            }
-            mma1(mi, 1, NI);
-        }
+        for (int mi = 0; mi < MI; ++mi) tc_gather_a1_f64<Cfg, AKC, 2>(a0[mi], nA, wm0, mi, 0, lane);
+        tc_gather_b_f64<Cfg, BKC, 2>(b0, nB, wn0, 0, lane);
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi) mma1(mi, 0, NI);
     };
-    for (int64_t kt = 0; kt < KT; kt += S) {
+    /* Whole rounds of S k-tiles with no branch between them, then the last KT % S. */
+    int64_t kt = 0;
+    for (; kt + S <= KT; kt += S) {
 #pragma unroll
-        for (int j = 0; j < S; ++j)
-            if (kt + j < KT) tile(kt + j, j);
+        for (int j = 0; j < S; ++j) tile(kt + j, j);
     }
+#pragma unroll
+    for (int j = 0; j < S - 1; ++j)
+        if (kt + j < KT) tile(kt + j, j);
 }
 
 #endif
