@@ -346,23 +346,19 @@ __device__ __forceinline__ void tc_mainloop_f64_lean(double (&acc)[Cfg::MI][Cfg:
                 if (ni == 1 && st == CB) {
                     copy_b(ls);
                     tc_cp_async_commit();
-                    /* past the last k-tile the sources stay on it (a mask, not a branch) */
-                    const int64_t more = -(int64_t)(kt + S < KT);
-                    ga += adv_a & more;
-                    gb += adv_b & more;
+                    if (kt + S < KT) {
+                        ga += adv_a;
+                        gb += adv_b;
+                    }
                 }
             }
         }
     };
-    /* Whole rounds of S k-tiles with no branch between them, then the last KT % S. */
-    int64_t kt = 0;
-    for (; kt + S <= KT; kt += S) {
+    for (int64_t kt = 0; kt < KT; kt += S) {
 #pragma unroll
-        for (int j = 0; j < S; ++j) tile(kt + j, j);
+        for (int j = 0; j < S; ++j)
+            if (kt + j < KT) tile(kt + j, j);
     }
-#pragma unroll
-    for (int j = 0; j < S - 1; ++j)
-        if (kt + j < KT) tile(kt + j, j);
 }
 
 /* FP64 main loop with TC_PIPE_XMMA, after the SASS of cuBLAS's own kernel for this tile
