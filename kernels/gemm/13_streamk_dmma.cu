@@ -106,7 +106,8 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
                                              tid);
             tc_cp_async_commit();
         }
-        tc_mainloop_f64_xmma<Cfg, AKC, BKC>(acc, sA, sB, q, m0, n0, KT, tid, wm0, wn0, lane);
+        tc_mainloop_f64_xmma<Cfg, AKC, BKC, false>(acc, sA, sB, q, m0, n0, KT, tid, wm0, wn0,
+                                                   lane);
         tc_cp_async_wait<0>();
         __syncthreads(); /* the next segment's prologue overwrites the stages */
 

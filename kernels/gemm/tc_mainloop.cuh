@@ -384,7 +384,7 @@ __device__ __forceinline__ void tc_mainloop_f64_lean(double (&acc)[Cfg::MI][Cfg:
  * wait for the mma reading the register they overwrite (ptxas places each load right after
  * that mma) and the copies' address chain. miniblas-bench: 4096 / 8192 from 84-89 / 88-90%
  * of cuBLAS to 95-98 / 97-99%; 2048 83 -> 94%, 2560 91 -> 101%. */
-template <class Cfg, bool AKC, bool BKC>
+template <class Cfg, bool AKC, bool BKC, bool ROUNDS = true>
 __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg::NI][4],
                                                      double *sA, double *sB,
                                                      const mb_gemm_args &p, int64_t m0,
@@ -425,18 +425,19 @@ __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg:
     tc_cp_async_wait<S - 2>();
     __syncthreads();
 #pragma unroll
-    for (int mi = 0; mi < MI; ++mi) tc_gather_a1_f64<Cfg, AKC, 2>(a0[mi], sA, wm0, mi, 0, lane);
+    for (int mi = 0; mi < (ROUNDS ? MI : MI - 1); ++mi)
+        tc_gather_a1_f64<Cfg, AKC, 2>(a0[mi], sA, wm0, mi, 0, lane);
     tc_gather_b_f64<Cfg, BKC, 2>(b0, sB, wn0, 0, lane);
     /* One k-tile in stage buffer cs (copies into buffer (cs + S - 1) % S); unrolled by S below
      * so that every buffer offset is a constant (fewer live registers). */
-    auto tile = [&](int64_t kt, int cs) {
+    auto rows = [&](int64_t kt, int cs) {
         const int ns = (cs + 1) % S, ls = (cs + S - 1) % S;
         const double *cA = sA + cs * AE, *cB = sB + cs * BE;
         const double *nA = sA + ns * AE, *nB = sB + ns * BE;
-        /* step 0: step 1's fragments, the copies of k-tile kt + S - 1, the mma */
-#pragma unroll
-        for (int mi = 0; mi < MI; ++mi) tc_gather_a1_f64<Cfg, AKC, 2>(a1[mi], cA, wm0, mi, 8, lane);
+        /* step 0: step 1's B and first A fragments, the copies of k-tile kt + S - 1, then
+         * each row tile's mma followed by step 1's A fragments of the next row tile */
         tc_gather_b_f64<Cfg, BKC, 2>(b1, cB, wn0, 8, lane);
+        tc_gather_a1_f64<Cfg, AKC, 2>(a1[0], cA, wm0, 0, 8, lane);
         tc_copy_lean<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS, true, Cfg::SWZ>(da + ls * AE, ga,
                                                                               p.lda);
         tc_copy_lean<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS, true, Cfg::SWZ>(db + ls * BE, gb,
@@ -447,25 +448,81 @@ __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg:
         ga += adv_a & more;
         gb += adv_b & more;
 #pragma unroll
-        for (int mi = 0; mi < MI; ++mi) mma0(mi, 0, NI);
-        /* step 1: wait for k-tile kt + 1, its step 0 fragments, the mma */
+        for (int mi = 0; mi < MI; ++mi) {
+            mma0(mi, 0, NI);
+            if (mi + 1 < MI) tc_gather_a1_f64<Cfg, AKC, 2>(a1[mi + 1], cA, wm0, mi + 1, 8, lane);
+        }
+        /* step 1: wait for k-tile kt + 1, then as step 0 with its step 0 fragments */
         tc_cp_async_wait<S - 2>();
         __syncthreads();
-#pragma unroll
-        for (int mi = 0; mi < MI; ++mi) tc_gather_a1_f64<Cfg, AKC, 2>(a0[mi], nA, wm0, mi, 0, lane);
         tc_gather_b_f64<Cfg, BKC, 2>(b0, nB, wn0, 0, lane);
+        tc_gather_a1_f64<Cfg, AKC, 2>(a0[0], nA, wm0, 0, 0, lane);
 #pragma unroll
-        for (int mi = 0; mi < MI; ++mi) mma1(mi, 0, NI);
+        for (int mi = 0; mi < MI; ++mi) {
+            mma1(mi, 0, NI);
+            if (mi + 1 < MI) tc_gather_a1_f64<Cfg, AKC, 2>(a0[mi + 1], nA, wm0, mi + 1, 0, lane);
+        }
     };
-    /* Whole rounds of S k-tiles with no branch between them, then the last KT % S. */
-    int64_t kt = 0;
-    for (; kt + S <= KT; kt += S) {
+    /* The same k-tile in the order of cuBLAS's loop (loads one mma after their register's
+     * last reader); rung 13 runs this one (above, its stream-K kernel spilled in the loop). */
+    auto interleaved = [&](int64_t kt, int cs) {
+        const int ns = (cs + 1) % S, ls = (cs + S - 1) % S;
+        const double *cA = sA + cs * AE, *cB = sB + cs * BE;
+        const double *nA = sA + ns * AE, *nB = sB + ns * BE;
+        mma0(0, 0, 1);
+        tc_gather_a1_f64<Cfg, AKC, 2>(a0[MI - 1], cA, wm0, MI - 1, 0, lane);
+        tc_gather_b_f64<Cfg, BKC, 2>(b1, cB, wn0, 8, lane);
+        mma0(0, 1, NI);
 #pragma unroll
-        for (int j = 0; j < S; ++j) tile(kt + j, j);
+        for (int mi = 1; mi < MI; ++mi) {
+            mma0(mi, 0, 1);
+            tc_gather_a1_f64<Cfg, AKC, 2>(a1[mi - 1], cA, wm0, mi - 1, 8, lane);
+            if (mi == 1) {
+                tc_copy_lean<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS, true, Cfg::SWZ>(
+                    da + ls * AE, ga, p.lda);
+                tc_copy_lean<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS, true, Cfg::SWZ>(
+                    db + ls * BE, gb, p.ldb);
+                tc_cp_async_commit();
+                if (kt + S < KT) {
+                    ga += adv_a;
+                    gb += adv_b;
+                }
+            }
+            mma0(mi, 1, NI);
+        }
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi) {
+            mma1(mi, 0, 1);
+            if (mi == 0) {
+                tc_gather_a1_f64<Cfg, AKC, 2>(a1[MI - 1], cA, wm0, MI - 1, 8, lane);
+            } else if (mi == 1) {
+                tc_cp_async_wait<S - 2>();
+                __syncthreads();
+                tc_gather_b_f64<Cfg, BKC, 2>(b0, nB, wn0, 0, lane);
+                tc_gather_a1_f64<Cfg, AKC, 2>(a0[0], nA, wm0, 0, 0, lane);
+            } else {
+                tc_gather_a1_f64<Cfg, AKC, 2>(a0[mi - 1], nA, wm0, mi - 1, 0, lane);
+            }
+            mma1(mi, 1, NI);
+        }
+    };
+    if constexpr (!ROUNDS) {
+        for (int64_t kt = 0; kt < KT; kt += S) {
+#pragma unroll
+            for (int j = 0; j < S; ++j)
+                if (kt + j < KT) interleaved(kt + j, j);
+        }
+    } else {
+        /* Whole rounds of S k-tiles with no branch between them, then the last KT % S. */
+        int64_t kt = 0;
+        for (; kt + S <= KT; kt += S) {
+#pragma unroll
+            for (int j = 0; j < S; ++j) rows(kt + j, j);
+        }
+#pragma unroll
+        for (int j = 0; j < S - 1; ++j)
+            if (kt + j < KT) rows(kt + j, j);
     }
-#pragma unroll
-    for (int j = 0; j < S - 1; ++j)
-        if (kt + j < KT) tile(kt + j, j);
 }
 
 #endif
