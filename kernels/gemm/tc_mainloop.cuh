@@ -434,10 +434,10 @@ __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg:
         const int ns = (cs + 1) % S, ls = (cs + S - 1) % S;
         const double *cA = sA + cs * AE, *cB = sB + cs * BE;
         const double *nA = sA + ns * AE, *nB = sB + ns * BE;
-        /* step 0: step 1's B and first A fragments, the copies of k-tile kt + S - 1, then
-         * each row tile's mma followed by step 1's A fragments of the next row tile */
+        /* step 0: step 1's fragments, the copies of k-tile kt + S - 1, then the mma */
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi) tc_gather_a1_f64<Cfg, AKC, 2>(a1[mi], cA, wm0, mi, 8, lane);
         tc_gather_b_f64<Cfg, BKC, 2>(b1, cB, wn0, 8, lane);
-        tc_gather_a1_f64<Cfg, AKC, 2>(a1[0], cA, wm0, 0, 8, lane);
         tc_copy_lean<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS, true, Cfg::SWZ>(da + ls * AE, ga,
                                                                               p.lda);
         tc_copy_lean<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS, true, Cfg::SWZ>(db + ls * BE, gb,
@@ -448,20 +448,15 @@ __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg:
         ga += adv_a & more;
         gb += adv_b & more;
 #pragma unroll
-        for (int mi = 0; mi < MI; ++mi) {
-            mma0(mi, 0, NI);
-            if (mi + 1 < MI) tc_gather_a1_f64<Cfg, AKC, 2>(a1[mi + 1], cA, wm0, mi + 1, 8, lane);
-        }
-        /* step 1: wait for k-tile kt + 1, then as step 0 with its step 0 fragments */
+        for (int mi = 0; mi < MI; ++mi) mma0(mi, 0, NI);
+        /* step 1: wait for k-tile kt + 1, its step 0 fragments, then the mma */
         tc_cp_async_wait<S - 2>();
         __syncthreads();
-        tc_gather_b_f64<Cfg, BKC, 2>(b0, nB, wn0, 0, lane);
-        tc_gather_a1_f64<Cfg, AKC, 2>(a0[0], nA, wm0, 0, 0, lane);
 #pragma unroll
-        for (int mi = 0; mi < MI; ++mi) {
-            mma1(mi, 0, NI);
-            if (mi + 1 < MI) tc_gather_a1_f64<Cfg, AKC, 2>(a0[mi + 1], nA, wm0, mi + 1, 0, lane);
-        }
+        for (int mi = 0; mi < MI; ++mi) tc_gather_a1_f64<Cfg, AKC, 2>(a0[mi], nA, wm0, mi, 0, lane);
+        tc_gather_b_f64<Cfg, BKC, 2>(b0, nB, wn0, 0, lane);
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi) mma1(mi, 0, NI);
     };
     /* The same k-tile in the order of cuBLAS's loop (loads one mma after their register's
      * last reader); rung 13 runs this one (above, its stream-K kernel spilled in the loop). */
