@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Rung 13 of the dgemm ladder, streamk_dmma (dgemm only): rung 12's big tile (128x64, its
- * XMMA main loop) scheduled stream-K. Rung 12 runs one block per tile in waves; when the last
+ * XMMA main loop in the interleaved order) scheduled stream-K. Rung 12 runs one block per tile in waves; when the last
  * wave is partly full (1280^3: 200 tiles on 264 block slots; 1920^3: 450 = 1.7 waves) the SMs
  * that have no tile in it idle for a whole tile time. Here a persistent grid of exactly the
  * resident capacity (SMs x blocks per SM, from the occupancy query) takes the tiles of the
@@ -106,6 +106,8 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
                                              tid);
             tc_cp_async_commit();
         }
+        /* The interleaved order: with rung 12's straight-line one this kernel spilled in the
+         * loop (and its C went wrong in some tiles, test_dgemm_streamk_gpu on an H100). */
         tc_mainloop_f64_xmma<Cfg, AKC, BKC, false>(acc, sA, sB, q, m0, n0, KT, tid, wm0, wn0,
                                                    lane);
         tc_cp_async_wait<0>();

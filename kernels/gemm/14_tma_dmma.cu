@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Rung 14 of the dgemm ladder, tma_dmma (dgemm only, Hopper only: sm_90a): rung 12's big tile
- * (128x64x16, 4 warps of 64x32, 2 blocks per SM, its XMMA order of fragment loads and
- * mma.sync m16n8k8 .f64) with one change, how the stages reach shared memory. Instead of 12
+ * (128x64x16, 4 warps of 64x32, 2 blocks per SM, the interleaved XMMA order of fragment
+ * loads and mma.sync m16n8k8 .f64) with one change, how the stages reach shared memory. Instead of 12
  * 16-byte cp.async per thread per k-tile, thread 0 issues two TMA bulk tensor copies
  * (cp.async.bulk.tensor.2d, one tensor map per operand, built on the host) into a ring of 4
  * stages (3 when A is transposed: its K-contiguous stage is larger); per stage a "full"
@@ -64,7 +64,7 @@ static_assert(2 * (td_smem_bytes(true, true) + 1024) <= 228 * 1024 &&
  * C, slices s > 0 a compact slab). Ring: k-tile kt of a tile sits in stage kt % S; each thread
  * keeps the parity of every stage's next full phase (fph) and thread 0 that of its next empty
  * phase (eph, starting at 1: a fresh barrier's preceding phase counts as complete). Per
- * k-tile in stage cs, rung 12's XMMA schedule (tc_mainloop_f64_xmma) with:
+ * k-tile in stage cs, the interleaved XMMA order (tc_mainloop_f64_xmma, ROUNDS false) with:
  *   step 0, after mma (1, 0), 3 stages: thread 0 waits until stage (cs + S - 1) % S is
  *           released and issues k-tile kt + S - 1 into it (rung 12: every thread's copies);
  *   step 1, after mma (0, 0): the last fragment load of stage cs, then every thread

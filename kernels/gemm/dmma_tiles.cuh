@@ -10,8 +10,8 @@
 
 /* Four tiles, all 4 warps with m16n8k8, 3 stages (the mid tile 4), lean copies (and the big
  * tile's 8-warp variant for calls of at most one wave with a deep k, below):
- *   big   128x64x16 (warps 64x32), 2 blocks per SM: cuBLAS's large-size tile, on its schedule
- *          (TC_PIPE_XMMA), padded shared rows;
+ *   big   128x64x16 (warps 64x32), 2 blocks per SM: cuBLAS's large-size tile (TC_PIPE_XMMA),
+ *          padded shared rows;
  *   mid    64x64x16 (warps 32x32), 4 stages, 3 blocks per SM;
  *   small  32x64x32 (warps 16x32), 3 blocks per SM: cuBLAS's tile at 512^3-1152^3;
  *   tiny   32x32x32 (warps 16x16), 3 blocks per SM.

@@ -26,8 +26,8 @@
  *                   two n tiles per warp, the tiles wholly inside the matrix (k a multiple
  *                   of BK, 16-byte copies) run tc_mainloop_f64_lean instead (lean copies,
  *                   two fragment sets by step, unrolled by the stages)
- *   TC_PIPE_XMMA    m16n8k8, BK = 16: the fragments for the next k step, the stage's
- *                   copies, the wait and the barrier all among the mma (cuBLAS's schedule):
+ *   TC_PIPE_XMMA    m16n8k8, BK = 16: two fragment sets by k step, the stage's copies
+ *                   without a branch, whole rounds of the stages on a straight line:
  *                   tc_mainloop_f64_xmma; tiles it cannot take (edges that cannot be
  *                   shifted, k not a multiple of BK, unaligned operands) run the STEP1 loop */
 #define TC_PIPE_STEP2 0

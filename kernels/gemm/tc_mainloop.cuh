@@ -361,29 +361,27 @@ __device__ __forceinline__ void tc_mainloop_f64_lean(double (&acc)[Cfg::MI][Cfg:
     }
 }
 
-/* FP64 main loop with TC_PIPE_XMMA, after the SASS of cuBLAS's own kernel for this tile
- * (sm90_xmma_gemm_f64f64_f64f64_f64_nn_n_tilesize128x64x16_stage3_warpsize2x2x1_tensor16x8x8),
- * for tiles wholly inside the matrix, k a multiple of BK = 2 DK, 16-byte copies. The STEP
- * loops load all of a k step's fragments (24 LDS.64 for a 64x32 warp tile), then issue its 16
- * mma, with the barrier and a branch around the copies between: while a warp loads, waits or
- * computes addresses its tensor pipe idles, unless the SM's other block happens to be
- * computing. Here each warp keeps the pipe fed by itself:
- *   step 0: after mma (0, 0) the last row tile's A fragment of this step and the B fragments
- *           of step 1; after mma (mi, 0), mi >= 1, row tile mi - 1's A for step 1; after
- *           mma (1, 0) the copies of k-tile kt + 2 (lean; L2 prefetch of 128 bytes, as
- *           cuBLAS's copies do);
- *   step 1: after mma (0, 0) the last row tile's A for step 1; after mma (1, 0) wait for
- *           k-tile kt + 1, the barrier, the B and row tile 0's A fragments of the next
- *           stage's step 0; after mma (mi, 0), mi >= 2, row tile mi - 1's.
+/* FP64 main loop with TC_PIPE_XMMA, for the big and deep tiles wholly inside the matrix, k a
+ * multiple of BK = 2 DK, 16-byte copies. The STEP loops wait for a k step's fragments right
+ * before its mma, with a barrier and a branch around the copies between: while a warp loads,
+ * waits or computes addresses its tensor pipe idles. Here two fragment sets alternate by k
+ * step, so a step's mma run while the next step's fragments load. Per k-tile in stage cs:
+ *   step 0: step 1's A and B fragments (set 1), the copies of k-tile kt + S - 1 (lean, with
+ *           the L2 prefetch of 128 bytes cuBLAS's copies use), the 16 mma on set 0;
+ *   step 1: wait for k-tile kt + 1, the barrier, the next stage's step 0 fragments (set 0),
+ *           the 16 mma on set 1.
  * Every read of stage kt precedes the barrier of iteration kt, so the copies of iteration
  * kt + 1 may refill it; every read of stage kt + 1 follows it. The copies have no branch
- * (past the last k-tile it is copied again, into a buffer nothing reads), so ptxas spreads
- * them among the mma, and the loop is unrolled by the S stages so every buffer offset is a
- * constant. On an H100 (ncu at base clocks, 4096^3 NN): tensor pipe busy 84% of the
- * cycles with the STEP loop, 93% with this one (cuBLAS 98%); the rest is mostly loads that
- * wait for the mma reading the register they overwrite (ptxas places each load right after
- * that mma) and the copies' address chain. miniblas-bench: 4096 / 8192 from 84-89 / 88-90%
- * of cuBLAS to 95-98 / 97-99%; 2048 83 -> 94%, 2560 91 -> 101%. */
+ * (past the last k-tile it is copied again, into a buffer nothing reads; the sources advance
+ * by a mask), and whole rounds of S k-tiles run with no branch between them (every buffer
+ * offset a constant), the last KT % S after them. On this straight line ptxas tracks the
+ * DMMA results on one scoreboard with counted waits (DEPBAR.LE), as in cuBLAS's own loop for
+ * this tile; with a branch per k-tile (each guarded by kt + j < KT) or loads interleaved
+ * with the mma it spread them over the scoreboards of the fragment loads, so that loads and
+ * mma waited for DMMA results they do not read (perf/sass_loop.py counts both). One H100:
+ * 2-3.5% less time from 2048^3 to 8192^3 than the interleaved order (ROUNDS false), which
+ * rung 13 keeps: its stream-K kernel, with more live state, spilled in the loop this way.
+ * Each accumulator takes the same mma in the same k order either way: C is bitwise the same. */
 template <class Cfg, bool AKC, bool BKC, bool ROUNDS = true>
 __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg::NI][4],
                                                      double *sA, double *sB,
@@ -430,7 +428,7 @@ __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg:
     tc_gather_b_f64<Cfg, BKC, 2>(b0, sB, wn0, 0, lane);
     /* One k-tile in stage buffer cs (copies into buffer (cs + S - 1) % S); unrolled by S below
      * so that every buffer offset is a constant (fewer live registers). */
-    auto rows = [&](int64_t kt, int cs) {
+    auto steps = [&](int64_t kt, int cs) {
         const int ns = (cs + 1) % S, ls = (cs + S - 1) % S;
         const double *cA = sA + cs * AE, *cB = sB + cs * BE;
         const double *nA = sA + ns * AE, *nB = sB + ns * BE;
@@ -458,8 +456,9 @@ __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg:
 #pragma unroll
         for (int mi = 0; mi < MI; ++mi) mma1(mi, 0, NI);
     };
-    /* The same k-tile in the order of cuBLAS's loop (loads one mma after their register's
-     * last reader); rung 13 runs this one (above, its stream-K kernel spilled in the loop). */
+    /* The same k-tile in the interleaved order (ROUNDS false): each load one mma after the
+     * last reader of its register, as in cuBLAS's loop; the copies after mma (1, 0), the wait
+     * and the barrier after mma (1, 0) of step 1. */
     auto interleaved = [&](int64_t kt, int cs) {
         const int ns = (cs + 1) % S, ls = (cs + S - 1) % S;
         const double *cA = sA + cs * AE, *cB = sB + cs * BE;
@@ -512,11 +511,11 @@ __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg:
         int64_t kt = 0;
         for (; kt + S <= KT; kt += S) {
 #pragma unroll
-            for (int j = 0; j < S; ++j) rows(kt + j, j);
+            for (int j = 0; j < S; ++j) steps(kt + j, j);
         }
 #pragma unroll
         for (int j = 0; j < S - 1; ++j)
-            if (kt + j < KT) rows(kt + j, j);
+            if (kt + j < KT) steps(kt + j, j);
     }
 }
 
