@@ -11,17 +11,37 @@ and, for every shared-memory load in it, how many DMMA were issued between the l
 reads the load's destination register (an A or B fragment) and the load. A load right behind
 the DMMA that still reads its register (0 between) waits until that DMMA has read it; the
 scheduler is free to issue it anywhere once one DMMA lies between.
+
+Then, from each instruction's control bits (cuobjdump prints them in the upper word of its
+encoding), how the loop waits: the scoreboards its DMMA results and its shared loads are
+tracked on, the counted waits (DEPBAR.LE SBn, N: until at most N of the instructions on that
+scoreboard are outstanding, which works because DMMA complete in order), the loads that wait
+for the operand read of the DMMA right before them, and the waits that include the results
+of DMMA the waiting instruction does not read (a scoreboard shared by DMMA and loads makes a
+load's consumer wait for the tensor pipe too).
 """
 import re
 import sys
 
 
-def instructions(body):
+def instructions(body, control=False):
+    """(address, text) of each instruction; with control, (address, text, control bits) read
+    from the upper 23 bits of its 128-bit encoding (the second hex word cuobjdump prints):
+    stall cycles, the scoreboard set when its result is written (wb) and when its sources
+    have been read (rb), 7 for none, and the mask of scoreboards it waits on."""
     out = []
-    for line in body.split('\n'):
+    lines = body.split('\n')
+    for i, line in enumerate(lines):
         m = re.match(r'\s*/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;', line)
-        if m:
+        if not m:
+            continue
+        if not control:
             out.append((int(m.group(1), 16), m.group(2)))
+            continue
+        hi = re.search(r'/\* (0x[0-9a-f]+) \*/', lines[i + 1])
+        c = int(hi.group(1), 16) >> 41 if hi else 0
+        out.append((int(m.group(1), 16), m.group(2),
+                    {'stall': c & 15, 'wb': c >> 5 & 7, 'rb': c >> 8 & 7, 'wait': c >> 11 & 63}))
     return out
 
 
@@ -76,6 +96,61 @@ def report(name, ins):
           '(0, 1, 2, 3, 4, 5+): %s' % ', '.join(map(str, gaps)))
 
 
+def scoreboards(ins):
+    """How the loop's instructions wait on the DMMA, from the control bits: the loop run twice
+    through a model of the six scoreboards (each counts the instructions that set it and are
+    not done; a wait mask waits for zero, DEPBAR.LE SBn, N for at most N), counted on the
+    second pass."""
+    loop = inner_loop([(a, t) for a, t, _ in ins])
+    if loop is None:
+        return
+    body = [(t, c) for _, t, c in ins[loop[0]:loop[1] + 1]]
+    pend = [[] for _ in range(6)]  # per scoreboard: (kind, registers, DMMA issued before it)
+    sb_of = {'DMMA': set(), 'LDS': set()}
+    counted = war0 = extra = extra_dmma = 0
+    for rnd in (0, 1):
+        ndmma = 0
+        for t, c in body:
+            op = t.split()[0]
+            kind = op.split('.')[0]
+            args = [x.strip() for x in t.split(None, 1)[1].split(',')] if ' ' in t else []
+            srcs = regs(args[1], 8) | regs(args[2], 4) if kind == 'DMMA' else set()
+            acc = regs(args[3], 8) if kind == 'DMMA' else set()
+            dest = regs(args[0], 2 if '.64' in op else 4 if '.128' in op else 1) \
+                if kind == 'LDS' else acc
+            m = re.match(r'DEPBAR\.LE SB(\d), (0x[0-9a-f]+)', t)
+            if m:
+                sb, n = int(m.group(1)), int(m.group(2), 16)
+                counted += rnd and sb != 0
+                pend[sb] = pend[sb][len(pend[sb]) - n:] if n else []
+            for sb in range(6):
+                if not c['wait'] >> sb & 1:
+                    continue
+                if rnd:
+                    # a load waiting for the operand read of the DMMA right before it
+                    war0 += kind == 'LDS' and any(k == 'DMMA-read' and r & dest and n == ndmma
+                                                  for k, r, n in pend[sb])
+                    # results of DMMA this instruction does not read
+                    other = sum(k == 'DMMA' and not r & acc for k, r, _ in pend[sb])
+                    extra += other > 0
+                    extra_dmma += other
+                pend[sb] = []
+            if kind == 'DMMA':
+                ndmma += 1
+                if c['rb'] != 7:
+                    pend[c['rb']].append(('DMMA-read', srcs, ndmma))
+            if c['wb'] != 7:
+                pend[c['wb']].append((kind, dest, ndmma))
+                if kind in sb_of:
+                    sb_of[kind].add(c['wb'])
+    print('  scoreboards: DMMA results on SB%s, shared-load results on SB%s; %d counted waits '
+          '(DEPBAR.LE) on SB1-SB5;\n  %d loads wait for the operand read of the DMMA right '
+          'before them; %d waits include the results of %d DMMA the waiting instruction does '
+          'not read' % (','.join(map(str, sorted(sb_of['DMMA']))),
+                        ','.join(map(str, sorted(sb_of['LDS']))), counted, war0, extra,
+                        extra_dmma))
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
@@ -85,6 +160,7 @@ def main():
         name = part.split('\n')[0].strip()
         if want in name:
             report(name, instructions(part))
+            scoreboards(instructions(part, True))
 
 
 if __name__ == '__main__':
