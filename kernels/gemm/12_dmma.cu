@@ -4,22 +4,22 @@
  * one DFMA per thread per multiply-add (the FP64 SIMT peak); mma.sync.aligned.m16n8k8.f64 does
  * a 16x8x8 block of the same IEEE double fused multiply-adds per warp instruction, at about
  * twice that peak, with the same tolerances as any dgemm rung. Operands are staged by a
- * cp.async pipeline of 3 or 4 stages (16-byte copies where pointer and leading dimension
- * allow; parts of a tile outside the matrix zeroed; edge tiles shifted inside the matrix).
- * The machinery is shared with the TF32 rungs (tc_common.cuh). Tiles chosen per call by the
- * cost of their grids (mb_dgemm_dmma, below): big 128x64 (4 warps, 2 blocks/SM; cuBLAS's tile,
- * on a straight-line loop whose DMMA results ptxas tracks on one scoreboard), mid 64x64, small 32x64x32, tiny 32x32x32 (3/SM each,
- * swizzled, a lean loop of two fragment sets); where the big tile fills at most one wave with
- * a deep k, its 128x128 variant of 8 warps at 1 block/SM (deep: the H100 runs such calls at its
- * power cap, and that block moves a quarter fewer bytes per multiply-add). A last wave of big
- * tiles at most half full is split in k in the same launch; few tiles with a deep k are split
- * in k across blocks (splitk.cuh).
+ * cp.async pipeline of 3 or 4 stages (16-byte copies where pointer and leading dimension allow;
+ * parts of a tile outside the matrix zeroed; edge tiles shifted inside the matrix). The
+ * machinery is shared with the TF32 rungs (tc_common.cuh). Tiles chosen per call by the cost of
+ * their grids (mb_dgemm_dmma, below): big 128x64 (4 warps, 2 blocks/SM; cuBLAS's tile, on a
+ * straight-line loop whose DMMA results ptxas tracks on one scoreboard), mid 64x64, small
+ * 32x64x32, tiny 32x32x32 (3/SM each, swizzled, a lean loop of two fragment sets); where the
+ * big tile fills at most one wave with a deep k, its 128x128 variant of 8 warps at 1 block/SM
+ * (deep: the H100 runs such calls at its power cap, and that block moves a quarter fewer bytes
+ * per multiply-add). A last wave of big tiles at most half full is split in k in the same
+ * launch; few tiles with a deep k are split in k across blocks (splitk.cuh).
  *
  * Why: the only way past the FP64 SIMT peak.
- * Limit: 255 registers per thread on the big tile, and loads of fragments still read by
- * pending mma (ptxas places them); k not a multiple of 16 or unaligned operands are copied (aligned, k grown with
- * zeros) where the gemm is large enough, else take the plainer STEP loop, as do edge tiles at
- * an odd m (A M-contiguous) or n (B N-contiguous); at k = 256 storing C takes 12-17%.
+ * Limit: 255 registers per thread on the big tile, and loads of fragments still read by pending
+ * mma (ptxas places them); k not a multiple of 16 or unaligned operands are copied (aligned, k
+ * grown with zeros) where the gemm is large enough, else take the plainer STEP loop, as do edge
+ * tiles at an odd m (A M-contiguous) or n (B N-contiguous); at k = 256 storing C takes 12-17%.
  * Resources: 128 threads (deep: 256); dynamic shared memory per block 79.5-90 KB (big, by
  * layout), 99-120 KB (deep), 64 KB (mid), 72 KB (small), 48 KB (tiny).
  * Measured: docs/ladders/gemm.md.

@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Rung 13 of the dgemm ladder, streamk_dmma (dgemm only): rung 12's big tile (128x64, its
- * XMMA main loop in the interleaved order) scheduled stream-K. Rung 12 runs one block per tile in waves; when the last
- * wave is partly full (1280^3: 200 tiles on 264 block slots; 1920^3: 450 = 1.7 waves) the SMs
- * that have no tile in it idle for a whole tile time. Here a persistent grid of exactly the
- * resident capacity (SMs x blocks per SM, from the occupancy query) takes the tiles of the
- * whole waves but one data-parallel, and shares the k-tiles of the rest out in equal
- * contiguous ranges, one per block (CUTLASS's split: streamk.h). A block that computes part of
- * a tile without its first k-tile writes that partial to the handle's gemm workspace and sets
- * a flag; the block with the tile's first k-tile waits for the flags and adds the partials in
- * k order (deterministic: the same call gives the same bits every time), then applies alpha
- * and beta once. Waiting cannot deadlock: a block waits only for blocks of higher index, for
- * the first segment of their range, which they compute before anything that could wait, and
- * every block of the grid is resident at once.
+ * Rung 13 of the dgemm ladder, streamk_dmma (dgemm only): rung 12's big tile (128x64, its XMMA
+ * main loop in the interleaved order) scheduled stream-K. Rung 12 runs one block per tile in
+ * waves; when the last wave is partly full (1280^3: 200 tiles on 264 block slots; 1920^3: 450 =
+ * 1.7 waves) the SMs that have no tile in it idle for a whole tile time. Here a persistent grid
+ * of exactly the resident capacity (SMs x blocks per SM, from the occupancy query) takes the
+ * tiles of the whole waves but one data-parallel, and shares the k-tiles of the rest out in
+ * equal contiguous ranges, one per block (CUTLASS's split: streamk.h). A block that computes
+ * part of a tile without its first k-tile writes that partial to the handle's gemm workspace
+ * and sets a flag; the block with the tile's first k-tile waits for the flags and adds the
+ * partials in k order (deterministic: the same call gives the same bits every time), then
+ * applies alpha and beta once. Waiting cannot deadlock: a block waits only for blocks of higher
+ * index, for the first segment of their range, which they compute before anything that could
+ * wait, and every block of the grid is resident at once.
  *
  * Why: every SM gets the same number of k-tiles (within one), so no partial last wave.
  * Limit: the fixup (a 64 KB partial written and read per shared tile, flags zeroed by a

@@ -2,9 +2,9 @@
 /*
  * Rung 14 of the dgemm ladder, tma_dmma (dgemm only, Hopper only: sm_90a): rung 12's big tile
  * (128x64x16, 4 warps of 64x32, 2 blocks per SM, the interleaved XMMA order of fragment
- * loads and mma.sync m16n8k8 .f64) with one change, how the stages reach shared memory. Instead of 12
- * 16-byte cp.async per thread per k-tile, thread 0 issues two TMA bulk tensor copies
- * (cp.async.bulk.tensor.2d, one tensor map per operand, built on the host) into a ring of 4
+ * loads and mma.sync m16n8k8 .f64) with one change, how the stages reach shared memory.
+ * Instead of 12 16-byte cp.async per thread per k-tile, thread 0 issues two TMA bulk tensor
+ * copies (cp.async.bulk.tensor.2d, one tensor map per operand, built on the host) into a ring of 4
  * stages (3 when A is transposed: its K-contiguous stage is larger); per stage a "full"
  * mbarrier (expect_tx: the stage's bytes) says it landed and an "empty" mbarrier (one arrival
  * per thread, after its last fragment load of the stage and a proxy fence) says it was read.
