@@ -419,6 +419,14 @@ __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg:
 #pragma unroll
         for (int ni = n_lo; ni < n_hi; ++ni) tc_mma_f64<2>(acc[mi][ni], a1[mi], b1[ni]);
     };
+    /* The copies of the k-tile the sources name into buffer ls, one group. */
+    auto copy = [&](int ls) {
+        tc_copy_lean<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS, true, Cfg::SWZ>(da + ls * AE, ga,
+                                                                              p.lda);
+        tc_copy_lean<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS, true, Cfg::SWZ>(db + ls * BE, gb,
+                                                                              p.ldb);
+        tc_cp_async_commit();
+    };
     /* Groups committed: S - 1 (the prologue); k-tile 0 is group 0. */
     tc_cp_async_wait<S - 2>();
     __syncthreads();
@@ -436,11 +444,7 @@ __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg:
 #pragma unroll
         for (int mi = 0; mi < MI; ++mi) tc_gather_a1_f64<Cfg, AKC, 2>(a1[mi], cA, wm0, mi, 8, lane);
         tc_gather_b_f64<Cfg, BKC, 2>(b1, cB, wn0, 8, lane);
-        tc_copy_lean<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS, true, Cfg::SWZ>(da + ls * AE, ga,
-                                                                              p.lda);
-        tc_copy_lean<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS, true, Cfg::SWZ>(db + ls * BE, gb,
-                                                                              p.ldb);
-        tc_cp_async_commit();
+        copy(ls);
         /* past the last k-tile the sources stay on it (a mask, not a branch) */
         const int64_t more = -(int64_t)(kt + S < KT);
         ga += adv_a & more;
@@ -472,11 +476,7 @@ __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg:
             mma0(mi, 0, 1);
             tc_gather_a1_f64<Cfg, AKC, 2>(a1[mi - 1], cA, wm0, mi - 1, 8, lane);
             if (mi == 1) {
-                tc_copy_lean<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS, true, Cfg::SWZ>(
-                    da + ls * AE, ga, p.lda);
-                tc_copy_lean<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS, true, Cfg::SWZ>(
-                    db + ls * BE, gb, p.ldb);
-                tc_cp_async_commit();
+                copy(ls);
                 if (kt + S < KT) {
                     ga += adv_a;
                     gb += adv_b;
