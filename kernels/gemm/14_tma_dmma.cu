@@ -173,8 +173,7 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
         };
         full_wait(0);
 #pragma unroll
-        for (int mi = 0; mi < MI - 1; ++mi)
-            tc_gather_a1_f64<Cfg, AKC, 2>(a0[mi], sA, wm0, mi, 0, lane);
+        for (int mi = 0; mi < MI; ++mi) tc_gather_a1_f64<Cfg, AKC, 2>(a0[mi], sA, wm0, mi, 0, lane);
         tc_gather_b_f64<Cfg, BKC, 2>(b0, sB, wn0, 0, lane);
         /* One k-tile in stage cs; unrolled by S below so that every stage offset is a
          * constant. */
@@ -182,52 +181,45 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
             const int ns = (cs + 1) % S, fs = (cs + D) % S;
             const double *cA = sA + cs * AE, *cB = sB + cs * BE;
             const double *nA = sA + ns * AE, *nB = sB + ns * BE;
-            const bool next = kt + 1 < KT;
-            /* step 0 */
-            mma0(0, 0, 1);
-            tc_gather_a1_f64<Cfg, AKC, 2>(a0[MI - 1], cA, wm0, MI - 1, 0, lane);
+            /* step 0: step 1's fragments (the last reads of stage cs), then the mma */
+#pragma unroll
+            for (int mi = 0; mi < MI; ++mi)
+                tc_gather_a1_f64<Cfg, AKC, 2>(a1[mi], cA, wm0, mi, 8, lane);
             tc_gather_b_f64<Cfg, BKC, 2>(b1, cB, wn0, 8, lane);
-            mma0(0, 1, NI);
-#pragma unroll
-            for (int mi = 1; mi < MI; ++mi) {
-                mma0(mi, 0, 1);
-                tc_gather_a1_f64<Cfg, AKC, 2>(a1[mi - 1], cA, wm0, mi - 1, 8, lane);
-                if (REFILL0 && mi == 1) {
-                    if (tid == 0 && kt + D < KT) produce(fs, kt + D);
-                    __syncwarp();
-                }
-                mma0(mi, 1, NI);
+            if (REFILL0) {
+                if (tid == 0 && kt + D < KT) produce(fs, kt + D);
+                __syncwarp();
             }
-            /* step 1 */
 #pragma unroll
-            for (int mi = 0; mi < MI; ++mi) {
-                mma1(mi, 0, 1);
-                if (mi == 0) {
-                    tc_gather_a1_f64<Cfg, AKC, 2>(a1[MI - 1], cA, wm0, MI - 1, 8, lane);
-                    /* This thread's reads of stage cs are done. The fence orders them before
-                     * the TMA that refills the stage (async proxy): without it the arrive
-                     * went out while the load just issued had not yet read the stage, and
-                     * now and then a refill landed first (one warp's last row tile wrong,
-                     * test_dgemm_tma_gpu on an H100). */
-                    wg_fence_proxy_async();
-                    tm_arrive(empty0 + 8 * cs);
-                } else if (next) {
-                    if (mi == 1) {
-                        /* 4 stages: one divergent region per k-tile, refill and wait */
-                        if (!REFILL0 && tid == 0 && kt + D < KT) produce(fs, kt + D);
-                        full_wait(ns);
-                        tc_gather_b_f64<Cfg, BKC, 2>(b0, nB, wn0, 0, lane);
-                    }
-                    tc_gather_a1_f64<Cfg, AKC, 2>(a0[mi - 1], nA, wm0, mi - 1, 0, lane);
-                }
-                mma1(mi, 1, NI);
+            for (int mi = 0; mi < MI; ++mi) mma0(mi, 0, NI);
+            /* step 1: release stage cs, refill, wait for k-tile kt + 1 (past the last one a
+             * wait on the phase before, complete at once), its step 0 fragments, the mma */
+            wg_fence_proxy_async();
+            tm_arrive(empty0 + 8 * cs);
+            if (!REFILL0) {
+                if (tid == 0 && kt + D < KT) produce(fs, kt + D);
+                __syncwarp();
             }
+            const unsigned more = kt + 1 < KT;
+            tm_wait(full0 + 8 * ns, ((fph >> ns) & 1u) ^ (more ^ 1u));
+            fph ^= more << ns;
+            __syncwarp();
+#pragma unroll
+            for (int mi = 0; mi < MI; ++mi)
+                tc_gather_a1_f64<Cfg, AKC, 2>(a0[mi], nA, wm0, mi, 0, lane);
+            tc_gather_b_f64<Cfg, BKC, 2>(b0, nB, wn0, 0, lane);
+#pragma unroll
+            for (int mi = 0; mi < MI; ++mi) mma1(mi, 0, NI);
         };
-        for (int kt = 0; kt < KT; kt += S) {
+        /* Whole rounds of S k-tiles with no branch between them, then the last KT % S. */
+        int kt = 0;
+        for (; kt + S <= KT; kt += S) {
 #pragma unroll
-            for (int j = 0; j < S; ++j)
-                if (kt + j < KT) ktile(kt + j, j);
+            for (int j = 0; j < S; ++j) ktile(kt + j, j);
         }
+#pragma unroll
+        for (int j = 0; j < S - 1; ++j)
+            if (kt + j < KT) ktile(kt + j, j);
 
         /* Epilogue: rung 12's (tc_store_c), every tile at its own place (no edge shift: TMA
          * zero-filled what lies outside the matrix). A tail slab holds the tile, ld BM. */
