@@ -122,15 +122,10 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
     __syncthreads(); /* the only block-wide barrier */
     unsigned fph = 0, eph = (1u << S) - 1u;
 
-    int64_t tm, tn;
-    tc_tile_coords(tile0, ntm, ntn, &tm, &tn);
     for (int64_t tile = tile0; tile < ntiles; tile += gridDim.x) {
+        int64_t tm, tn;
+        tc_tile_coords(tile, ntm, ntn, &tm, &tn);
         const int64_t m0 = tm * BM, n0 = tn * BN;
-        /* The block's next tile (tiles from tail.t0 on are the tail blocks'), whose first
-         * k-tiles are copied while this one ends. */
-        const bool has_next = tile + gridDim.x < tail.t0;
-        if (has_next) tc_tile_coords(tile + gridDim.x, ntm, ntn, &tm, &tn);
-        const int64_t m1 = tm * BM, n1 = tn * BN;
         double acc[MI][NI][4];
 #pragma unroll
         for (int mi = 0; mi < MI; ++mi)
@@ -139,33 +134,20 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
 #pragma unroll
                 for (int v = 0; v < 4; ++v) acc[mi][ni][v] = 0.0;
 
-        /* Thread 0: k-tile kt of the tile at (tm0, tn0) into stage st, once its previous fill
-         * is read. */
-        auto produce = [&](int st, int kt, int64_t tm0, int64_t tn0) {
+        /* Thread 0: k-tile kt of this tile into stage st, once its previous fill is read. */
+        auto produce = [&](int st, int kt) {
             tm_wait(empty0 + 8 * st, (eph >> st) & 1u);
             eph ^= 1u << st;
             tm_arrive_tx(full0 + 8 * st, AB + BB);
             const int k = k0 + kt * BK;
             if (AKC)
-                tm_copy2d(sa + st * AB, &tmA, k, (int)tm0, full0 + 8 * st);
+                tm_copy2d(sa + st * AB, &tmA, k, (int)m0, full0 + 8 * st);
             else
-                tm_copy2d(sa + st * AB, &tmA, (int)tm0, k, full0 + 8 * st);
+                tm_copy2d(sa + st * AB, &tmA, (int)m0, k, full0 + 8 * st);
             if (BKC)
-                tm_copy2d(sb + st * BB, &tmB, k, (int)tn0, full0 + 8 * st);
+                tm_copy2d(sb + st * BB, &tmB, k, (int)n0, full0 + 8 * st);
             else
-                tm_copy2d(sb + st * BB, &tmB, (int)tn0, k, full0 + 8 * st);
-        };
-        /* Thread 0, in k-tile kt: stage fs (k-tile kt - 1's, released) takes k-tile kt + D;
-         * past this tile's last k-tile, the next tile's k-tile fs (next tiles' k-tile j
-         * sits in stage j, j < D), right after this tile's last read of the stage. */
-        auto refill = [&](int kt, int fs) {
-            if (tid == 0) {
-                if (kt + D < KT)
-                    produce(fs, kt + D, m0, n0);
-                else if (fs < D && has_next)
-                    produce(fs, fs, m1, n1);
-            }
-            __syncwarp();
+                tm_copy2d(sb + st * BB, &tmB, (int)n0, k, full0 + 8 * st);
         };
         /* Every thread: until stage st holds its next fill (then converged for mma.sync). */
         auto full_wait = [&](int st) {
@@ -173,10 +155,10 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
             fph ^= 1u << st;
             __syncwarp();
         };
-        if (tile == tile0 && tid == 0) {
+        if (tid == 0) {
 #pragma unroll
             for (int j = 0; j < D; ++j)
-                if (j < KT) produce(j, j, m0, n0);
+                if (j < KT) produce(j, j);
         }
         __syncwarp();
 
@@ -195,7 +177,7 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
         tc_gather_b_f64<Cfg, BKC, 2>(b0, sB, wn0, 0, lane);
         /* One k-tile in stage cs; unrolled by S below so that every stage offset is a
          * constant. */
-        auto ktile = [&](int kt, int cs, bool next) {
+        auto ktile = [&](int kt, int cs) {
             const int ns = (cs + 1) % S, fs = (cs + D) % S;
             const double *cA = sA + cs * AE, *cB = sB + cs * BE;
             const double *nA = sA + ns * AE, *nB = sB + ns * BE;
@@ -204,37 +186,40 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
             for (int mi = 0; mi < MI; ++mi)
                 tc_gather_a1_f64<Cfg, AKC, 2>(a1[mi], cA, wm0, mi, 8, lane);
             tc_gather_b_f64<Cfg, BKC, 2>(b1, cB, wn0, 8, lane);
-            if (REFILL0) refill(kt, fs);
+            if (REFILL0) {
+                if (tid == 0 && kt + D < KT) produce(fs, kt + D);
+                __syncwarp();
+            }
 #pragma unroll
             for (int mi = 0; mi < MI; ++mi) mma0(mi, 0, NI);
-            /* step 1: release stage cs, refill, wait for k-tile kt + 1 (if any), its step 0
-             * fragments, the mma */
+            /* step 1: release stage cs, refill, wait for k-tile kt + 1 (past the last one a
+             * wait on the phase before, complete at once), its step 0 fragments, the mma */
             wg_fence_proxy_async();
             tm_arrive(empty0 + 8 * cs);
-            if (!REFILL0) refill(kt, fs);
-            if (next) {
-                full_wait(ns);
-#pragma unroll
-                for (int mi = 0; mi < MI; ++mi)
-                    tc_gather_a1_f64<Cfg, AKC, 2>(a0[mi], nA, wm0, mi, 0, lane);
-                tc_gather_b_f64<Cfg, BKC, 2>(b0, nB, wn0, 0, lane);
+            if (!REFILL0) {
+                if (tid == 0 && kt + D < KT) produce(fs, kt + D);
+                __syncwarp();
             }
+            const unsigned more = kt + 1 < KT;
+            tm_wait(full0 + 8 * ns, ((fph >> ns) & 1u) ^ (more ^ 1u));
+            fph ^= more << ns;
+            __syncwarp();
+#pragma unroll
+            for (int mi = 0; mi < MI; ++mi)
+                tc_gather_a1_f64<Cfg, AKC, 2>(a0[mi], nA, wm0, mi, 0, lane);
+            tc_gather_b_f64<Cfg, BKC, 2>(b0, nB, wn0, 0, lane);
 #pragma unroll
             for (int mi = 0; mi < MI; ++mi) mma1(mi, 0, NI);
         };
-        /* Whole rounds of S k-tiles with no branch between them while another k-tile follows
-         * the round, then the last 1 to S. */
+        /* Whole rounds of S k-tiles with no branch between them, then the last KT % S. */
         int kt = 0;
-        for (; kt + S < KT; kt += S) {
+        for (; kt + S <= KT; kt += S) {
 #pragma unroll
-            for (int j = 0; j < S; ++j) ktile(kt + j, j, true);
+            for (int j = 0; j < S; ++j) ktile(kt + j, j);
         }
 #pragma unroll
-        for (int j = 0; j < S; ++j)
-            if (kt + j < KT) ktile(kt + j, j, kt + j + 1 < KT);
-        /* The last k-tile's stage, if the next tile's first k-tiles go there. */
-        if (tid == 0 && has_next && (KT - 1) % S < D) produce((KT - 1) % S, (KT - 1) % S, m1, n1);
-        __syncwarp();
+        for (int j = 0; j < S - 1; ++j)
+            if (kt + j < KT) ktile(kt + j, j);
 
         /* Epilogue: rung 12's (tc_store_c), every tile at its own place (no edge shift: TMA
          * zero-filled what lies outside the matrix). A tail slab holds the tile, ld BM. */
@@ -306,14 +291,7 @@ static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v
     const int64_t tiles = mb_cdiv(p->m, Cfg::BM) * mb_cdiv(p->n, Cfg::BN);
     const mb_tail tail = mb_tail_plan(p, tiles, Cfg::MIN_BLOCKS, Cfg::BK,
                                       (int64_t)Cfg::BM * Cfg::BN, sizeof(double));
-    /* Without a tail split, one block per slot (2 per SM) runs tile b, b + grid, ...: each
-     * copies its next tile's first k-tiles while it stores C. */
-    int sms = 0;
-    e = mb_device_info(&sms, NULL);
-    if (e != cudaSuccess) return e;
-    const int64_t slots = (int64_t)Cfg::MIN_BLOCKS * sms;
-    const int64_t blocks = tail.S > 1 ? tail.t0 + (tiles - tail.t0) * tail.S
-                                      : (tiles < slots ? tiles : slots);
+    const int64_t blocks = tail.t0 + (tiles - tail.t0) * tail.S;
     tma_dmma_kernel<AKC, BKC><<<mb_grid_dim(blocks, MB_GRID_X_MAX), TD_THREADS, smem, s>>>(
         ma, mb, *p, tail);
     e = cudaGetLastError();
