@@ -25,7 +25,7 @@
  *     k >= 4096 (kernels/gemm/streamk.h, mb_sk_pays; perf/results/h100/streamk/), if `dmma`
  *     would run that big tile there (mb_dgemm_dmma_big) and not one of its smaller ones, nor
  *     its deep tile (mb_dgemm_dmma_deep: one wave at most, k deep);
- *     `tma_dmma` (that big tile fed by TMA) NN with k <= 512, and where `dmma` cannot move
+ *     `tma_dmma` (that big tile fed by TMA) NN with k <= 384, and where `dmma` cannot move
  *     its edge tiles inside the matrix (odd m or n, by layout) (H100).
  *   omatcopy: `vectorized` at every size measured.
  *   reductions: `singlepass` with unit increments; sasum with a non-unit increment `shuffle`.
@@ -74,10 +74,11 @@ static int streamk_pays(const mb_shape *s, const mb_target *t) {
 
 /* dgemm rung 14 (rung 12's big tile fed by TMA), where it runs its own kernel (rung 12's big
  * tile from 3 tiles per SM; elsewhere it runs rung 12; never with the SM count unknown), beats
- * rung 12 (H100):
- * - NN with k <= 512, a multiple of 16 (else rung 14 copies the operands;
- *   perf/results/h100/dgemm-epilogue/: 2-7% at 4096^2, 8192^2, 6144^2, 3072^2 by 128-512;
- *   level at k = 768, 1% behind at 1024; TT level or behind);
+ * rung 12:
+ * - NN with k <= 384, a multiple of 16 (else rung 14 copies the operands;
+ *   perf/results/h100/dgemm-epilogue/, H100: 2-7% at 4096^2, 8192^2, 6144^2, 3072^2 by
+ *   128-512, level at k = 768, TT level or behind; since both run the straight-line loop,
+ *   perf/results/h200/dgemm-tma-line/, H200: 1-3% at k = 256, 4% behind at 4096^2 by 512);
  * - where rung 12 cannot move its edge tiles inside the matrix (tc_edge_shift: an odd m with
  *   A M-contiguous, NN and NT, or an odd n with B N-contiguous, NT and TT; the 16-byte copies
  *   would start at an odd element) and runs them on its plainer STEP loop, while TMA fills
@@ -85,7 +86,7 @@ static int streamk_pays(const mb_shape *s, const mb_target *t) {
  *   3001x4095x2049 8%, 5001^3 6%, 4097x4095x4099 3% less time; TT 2047^3 7%, the others
  *   within 1.5% either way; NT, `auto` before and after: 3-15% less). */
 static int tma_short_k(const mb_shape *s, const mb_target *t) {
-    return s->k <= 512 && s->k % 16 == 0 && mb_dgemm_tma_dmma_big(s->m, s->n, s->k, t->sms);
+    return s->k <= 384 && s->k % 16 == 0 && mb_dgemm_tma_dmma_big(s->m, s->n, s->k, t->sms);
 }
 /* rung 12 says where (mb_dgemm_dmma_fixed_edges; also a dimension under one tile, which no
  * measurement above had); ahead of the stream-K row: rung 13 runs rung 12 on such shapes */

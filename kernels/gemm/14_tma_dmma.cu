@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Rung 14 of the dgemm ladder, tma_dmma (dgemm only, Hopper only: sm_90a): rung 12's big tile
- * (128x64x16, 4 warps of 64x32, 2 blocks per SM, the interleaved XMMA order of fragment
- * loads and mma.sync m16n8k8 .f64) with one change, how the stages reach shared memory.
+ * (128x64x16, 4 warps of 64x32, 2 blocks per SM, its straight-line order of fragment loads
+ * and mma.sync m16n8k8 .f64) with one change, how the stages reach shared memory.
  * Instead of 12 16-byte cp.async per thread per k-tile, thread 0 issues two TMA bulk tensor
  * copies (cp.async.bulk.tensor.2d, one tensor map per operand, built on the host) into a ring of 4
  * stages (3 when A is transposed: its K-contiguous stage is larger); per stage a "full"
@@ -18,12 +18,13 @@
  * copies them, else the call runs rung 12, as does every shape rung 12 runs on a smaller tile
  * or with fewer than 3 big tiles per SM. C is bitwise rung 12's (its mma in its order, its
  * tail split of the last wave).
- * Resources (nvcc 13.0 -arch=sm_90a -Xptxas -v): 128 threads, 255 registers, no spills;
- * dynamic shared memory 4 x 26.5 KB (NN), 4 x 25 KB (NT), 3 x 30 KB (TN), 3 x 28.5 KB (TT)
- * plus 8 B per mbarrier; 2 blocks per SM. Measured (H100, perf/results/h100/dgemm-epilogue/,
- * dgemm-odd/): 1.02-1.07x rung 12's speed NN with k <= 512, up to 1.15x where rung 12 cannot
- * shift its edge tiles (odd m or n by layout; 2047^3 NN 1.16x cuBLAS DGEMM against 0.91x):
- * auto takes it at both; level at k = 768, 0.97-0.99x from 2048^3 to 8192^3.
+ * Resources (nvcc 13.0 -arch=sm_90a -Xptxas -v): 128 threads, 255 registers (TN, TT: 32 B of
+ * stack, set-up spills before the loop); shared memory 4 x 26.5 KB (NN), 4 x 25 KB (NT),
+ * 3 x 30 KB (TN), 3 x 28.5 KB (TT) plus 8 B per mbarrier; 2 blocks per SM. Measured (H100, perf/results/h100/dgemm-epilogue/,
+ * dgemm-odd/; H200, perf/results/h200/dgemm-tma-line/): 1.01-1.03x rung 12's speed NN at
+ * k = 256, up to 1.16x where rung 12 cannot shift its edge tiles (odd m or n by layout;
+ * 2047^3 NN 1.03x cuBLAS DGEMM against 0.89x): auto takes it at both; 0.96x at k = 512,
+ * 0.91-0.95x from 2048^3 to 8192^3.
  * Built for sm_90a (CMakeLists.txt); the sm_90 build traps; dispatch requires cc 9.0.
  */
 #include "tma_ring.cuh"
@@ -64,15 +65,18 @@ static_assert(2 * (td_smem_bytes(true, true) + 1024) <= 228 * 1024 &&
  * C, slices s > 0 a compact slab). Ring: k-tile kt of a tile sits in stage kt % S; each thread
  * keeps the parity of every stage's next full phase (fph) and thread 0 that of its next empty
  * phase (eph, starting at 1: a fresh barrier's preceding phase counts as complete). Per
- * k-tile in stage cs, the interleaved XMMA order (tc_mainloop_f64_xmma, ROUNDS false) with:
- *   step 0, after mma (1, 0), 3 stages: thread 0 waits until stage (cs + S - 1) % S is
- *           released and issues k-tile kt + S - 1 into it (rung 12: every thread's copies);
- *   step 1, after mma (0, 0): the last fragment load of stage cs, then every thread
- *           arrives on its empty barrier;
- *           after mma (1, 0): 4 stages: thread 0's refill, as above; then every thread
- *           waits on the full barrier of stage cs + 1 (rung 12: the cp.async wait and
- *           __syncthreads) and loads its first fragments.
- * Past the last k-tile nothing is waited for or read.
+ * k-tile in stage cs, rung 12's straight-line order (tc_mainloop_f64_xmma) with:
+ *   step 0: step 1's fragments from stage cs (its last reads); 3 stages: thread 0 waits
+ *           until stage (cs + S - 1) % S is released and issues k-tile kt + S - 1 into it
+ *           (rung 12: every thread's copies); the 16 mma;
+ *   step 1: a proxy fence and every thread's arrival on stage cs's empty barrier; 4 stages:
+ *           thread 0's refill, as above; the wait on the full barrier of stage cs + 1 (rung
+ *           12: the cp.async wait and __syncthreads) and its step 0 fragments; the 16 mma.
+ * Whole rounds of S k-tiles run with no test between them (every stage offset a constant),
+ * the last KT % S after them; past the last k-tile the wait is on the phase before, which is
+ * complete (nothing lands there any more), and the fragments read are not used. As in rung
+ * 12, ptxas then tracks the DMMA results on one scoreboard with counted waits (the
+ * interleaved order spread them over six, shared with the fragment loads; perf/sass_loop.py).
  * ------------------------------------------------------------------------------------- */
 template <bool AKC, bool BKC>
 __global__ void __launch_bounds__(TD_THREADS, 2)
