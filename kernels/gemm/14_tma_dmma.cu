@@ -20,11 +20,11 @@
  * tail split of the last wave).
  * Resources (nvcc 13.0 -arch=sm_90a -Xptxas -v): 128 threads, 255 registers (TN, TT: 32 B of
  * stack, set-up spills before the loop); shared memory 4 x 26.5 KB (NN), 4 x 25 KB (NT),
- * 3 x 30 KB (TN), 3 x 28.5 KB (TT) plus 8 B per mbarrier; 2 blocks per SM. Measured (H100, perf/results/h100/dgemm-epilogue/,
- * dgemm-odd/; H200, perf/results/h200/dgemm-tma-line/): 1.01-1.03x rung 12's speed NN at
- * k = 256, up to 1.16x where rung 12 cannot shift its edge tiles (odd m or n by layout;
- * 2047^3 NN 1.03x cuBLAS DGEMM against 0.89x): auto takes it at both; 0.96x at k = 512,
- * 0.91-0.95x from 2048^3 to 8192^3.
+ * 3 x 30 KB (TN), 3 x 28.5 KB (TT) plus 8 B per mbarrier; 2 blocks per SM. Measured (H100,
+ * perf/results/h100/dgemm-epilogue/, dgemm-odd/; H200, perf/results/h200/dgemm-tma-line/):
+ * 1.01-1.03x rung 12's speed NN at k = 256, up to 1.16x where rung 12 cannot shift its edge
+ * tiles (odd m or n by layout; 2047^3 NN 1.03x cuBLAS DGEMM against 0.89x): auto takes it
+ * at both; 0.96x at k = 512, 0.91-0.95x from 2048^3 to 8192^3.
  * Built for sm_90a (CMakeLists.txt); the sm_90 build traps; dispatch requires cc 9.0.
  */
 #include "tma_ring.cuh"
@@ -197,7 +197,11 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
 #pragma unroll
             for (int mi = 0; mi < MI; ++mi) mma0(mi, 0, NI);
             /* step 1: release stage cs, refill, wait for k-tile kt + 1 (past the last one a
-             * wait on the phase before, complete at once), its step 0 fragments, the mma */
+             * wait on the phase before, complete at once), its step 0 fragments, the mma.
+             * The fence orders this thread's reads of stage cs before the TMA that refills
+             * it (async proxy): without it the arrival went out while a load just issued had
+             * not yet read the stage, and now and then a refill landed first (one warp's
+             * last row tile wrong, test_dgemm_tma_gpu on an H100). */
             wg_fence_proxy_async();
             tm_arrive(empty0 + 8 * cs);
             if (!REFILL0) {
