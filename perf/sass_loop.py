@@ -4,9 +4,11 @@
 
     cuobjdump -sass build/CMakeFiles/miniblas_objects.dir/kernels/gemm/12_dmma.cu.o > ours.sass
     python3 perf/sass_loop.py ours.sass 'Li3ELb1ELb0EELi0ELb0ELb1ELb0E'
+    python3 perf/sass_loop.py --min-dmma 16 cublas.sass     # a loop of one 16-DMMA k-tile
 
 For each function whose name contains the given text (all functions without it), the smallest
-loop (a backward branch and its target) that holds at least 32 DMMA: its instructions by kind
+loop (a backward branch and its target) that holds at least 32 DMMA (--min-dmma N: at least N;
+the mid, small and tiny tiles' k-tiles, or loops not unrolled, hold 16): its instructions by kind
 and, for every shared-memory load in it, how many DMMA were issued between the last DMMA that
 reads the load's destination register (an A or B fragment) and the load. A load right behind
 the DMMA that still reads its register (0 between) waits until that DMMA has read it; the
@@ -64,8 +66,8 @@ def regs(operand, width):
     return set(range(int(m.group(1)), int(m.group(1)) + width)) if m else set()
 
 
-def report(name, ins):
-    loop = inner_loop(ins)
+def report(name, ins, min_mma=32):
+    loop = inner_loop(ins, min_mma)
     if loop is None:
         return
     body = [t for _, t in ins[loop[0]:loop[1] + 1]]
@@ -96,12 +98,12 @@ def report(name, ins):
           '(0, 1, 2, 3, 4, 5+): %s' % ', '.join(map(str, gaps)))
 
 
-def scoreboards(ins):
+def scoreboards(ins, min_mma=32):
     """How the loop's instructions wait on the DMMA, from the control bits: the loop run twice
     through a model of the six scoreboards (each counts the instructions that set it and are
     not done; a wait mask waits for zero, DEPBAR.LE SBn, N for at most N), counted on the
     second pass."""
-    loop = inner_loop([(a, t) for a, t, _ in ins])
+    loop = inner_loop([(a, t) for a, t, _ in ins], min_mma)
     if loop is None:
         return
     body = [(t, c) for _, t, c in ins[loop[0]:loop[1] + 1]]
@@ -152,15 +154,19 @@ def scoreboards(ins):
 
 
 def main():
-    if len(sys.argv) < 2:
+    args = sys.argv[1:]
+    min_mma = 32
+    if args[:1] == ['--min-dmma'] and len(args) > 1 and args[1].isdigit() and int(args[1]) > 0:
+        min_mma, args = int(args[1]), args[2:]
+    if not args or args[0].startswith('-'):
         sys.exit(__doc__)
-    text = open(sys.argv[1]).read()
-    want = sys.argv[2] if len(sys.argv) > 2 else ''
+    text = open(args[0]).read()
+    want = args[1] if len(args) > 1 else ''
     for part in text.split('Function : ')[1:]:
         name = part.split('\n')[0].strip()
         if want in name:
-            report(name, instructions(part))
-            scoreboards(instructions(part, True))
+            report(name, instructions(part), min_mma)
+            scoreboards(instructions(part, True), min_mma)
 
 
 if __name__ == '__main__':
