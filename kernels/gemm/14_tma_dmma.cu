@@ -219,15 +219,7 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
 #pragma unroll
             for (int mi = 0; mi < MI; ++mi) mma1(mi, 0, NI);
         };
-        /* Whole rounds of S k-tiles with no branch between them, then the last KT % S. */
-        int kt = 0;
-        for (; kt + S <= KT; kt += S) {
-#pragma unroll
-            for (int j = 0; j < S; ++j) ktile(kt + j, j);
-        }
-#pragma unroll
-        for (int j = 0; j < S - 1; ++j)
-            if (kt + j < KT) ktile(kt + j, j);
+        tc_in_rounds<S>(KT, ktile);
 
         /* Epilogue: rung 12's (tc_store_c), every tile at its own place (no edge shift: TMA
          * zero-filled what lies outside the matrix). A tail slab holds the tile, ld BM. */

@@ -361,6 +361,22 @@ __device__ __forceinline__ void tc_mainloop_f64_lean(double (&acc)[Cfg::MI][Cfg:
     }
 }
 
+/* step(kt, stage) for kt in [0, KT), k-tile kt in stage kt % S: whole rounds of S k-tiles with
+ * no test between them (every stage offset a constant), then the last KT % S. The FP64 loops
+ * of rungs 12 and 14 run so: on such a straight line ptxas keeps the DMMA results on one
+ * scoreboard (tc_mainloop_f64_xmma). */
+template <int S, class I, class F>
+__device__ __forceinline__ void tc_in_rounds(I KT, F &&step) {
+    I kt = 0;
+    for (; kt + S <= KT; kt += S) {
+#pragma unroll
+        for (int j = 0; j < S; ++j) step(kt + j, j);
+    }
+#pragma unroll
+    for (int j = 0; j < S - 1; ++j)
+        if (kt + j < KT) step(kt + j, j);
+}
+
 /* FP64 main loop with TC_PIPE_XMMA, for the big and deep tiles wholly inside the matrix, k a
  * multiple of BK = 2 DK, 16-byte copies. The STEP loops wait for a k step's fragments right
  * before its mma, with a barrier and a branch around the copies between: while a warp loads,
@@ -507,15 +523,7 @@ __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg:
                 if (kt + j < KT) interleaved(kt + j, j);
         }
     } else {
-        /* Whole rounds of S k-tiles with no branch between them, then the last KT % S. */
-        int64_t kt = 0;
-        for (; kt + S <= KT; kt += S) {
-#pragma unroll
-            for (int j = 0; j < S; ++j) steps(kt + j, j);
-        }
-#pragma unroll
-        for (int j = 0; j < S - 1; ++j)
-            if (kt + j < KT) steps(kt + j, j);
+        tc_in_rounds<S>(KT, steps);
     }
 }
 
