@@ -138,10 +138,18 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
 #pragma unroll
                 for (int v = 0; v < 4; ++v) acc[mi][ni][v] = 0.0;
 
-        /* Thread 0: k-tile kt of this tile into stage st, once its previous fill is read. */
+        /* Warp 0: k-tile kt of this tile into stage st, once its previous fill is read; one
+         * lane (elect.sync) issues the copies. The whole warp in a warp-uniform branch lets
+         * ptxas issue the TMA without the loop it wraps around it in a one-thread branch,
+         * whose back edge waited for all of the warp's pending DMMA. */
         auto produce = [&](int st, int kt) {
             tm_wait(empty0 + 8 * st, (eph >> st) & 1u);
             eph ^= 1u << st;
+            __syncwarp(); /* elect.sync: the whole warp, converged */
+            unsigned one;
+            asm volatile("{\n.reg .pred p;\nelect.sync _|p, 0xffffffff;\nselp.u32 %0, 1, 0, p;\n}\n"
+                         : "=r"(one));
+            if (!one) return;
             tm_arrive_tx(full0 + 8 * st, AB + BB);
             const int k = k0 + kt * BK;
             if (AKC)
@@ -159,7 +167,7 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
             fph ^= 1u << st;
             __syncwarp();
         };
-        if (tid == 0) {
+        if (warp == 0) {
 #pragma unroll
             for (int j = 0; j < D; ++j)
                 if (j < KT) produce(j, j);
@@ -191,7 +199,7 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
                 tc_gather_a1_f64<Cfg, AKC, 2>(a1[mi], cA, wm0, mi, 8, lane);
             tc_gather_b_f64<Cfg, BKC, 2>(b1, cB, wn0, 8, lane);
             if (REFILL0) {
-                if (tid == 0 && kt + D < KT) produce(fs, kt + D);
+                if (warp == 0 && kt + D < KT) produce(fs, kt + D);
                 __syncwarp();
             }
 #pragma unroll
@@ -205,7 +213,7 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
             wg_fence_proxy_async();
             tm_arrive(empty0 + 8 * cs);
             if (!REFILL0) {
-                if (tid == 0 && kt + D < KT) produce(fs, kt + D);
+                if (warp == 0 && kt + D < KT) produce(fs, kt + D);
                 __syncwarp();
             }
             const unsigned more = kt + 1 < KT;
