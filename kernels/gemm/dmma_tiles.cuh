@@ -34,7 +34,7 @@ typedef tc_cfg<double, 128, 64, 16, 64, 32, 3, 2, 8, TC_PIPE_XMMA, true> dmma_bi
 typedef tc_cfg<double, 128, 128, 16, 64, 32, 3, 1, 8, TC_PIPE_XMMA, true> dmma_deep_cfg;
 typedef tc_cfg<double, 128, 64, 16, 64, 32, 3, 2, 8, TC_PIPE_STEP2, true> dmma_big_step_cfg;
 typedef tc_cfg<double, 64, 64, 16, 32, 32, 4, 3, 8, TC_PIPE_STREAM, true, true> dmma_mid_cfg;
-typedef tc_cfg<double, 32, 64, 32, 16, 32, 3, 3, 16, TC_PIPE_STREAM, true, true> dmma_small_cfg;
+typedef tc_cfg<double, 32, 64, 32, 16, 32, 3, 3, 8, TC_PIPE_STREAM, true, true> dmma_small_cfg;
 typedef tc_cfg<double, 32, 32, 32, 16, 16, 3, 3, 8, TC_PIPE_STREAM, true, true> dmma_tiny_cfg;
 
 #endif

@@ -186,8 +186,8 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
         /* The interior tiles of a TC_PIPE_STREAM kernel with an even number of m16n8k8 steps
          * per stage run tc_mainloop_f64_lean, prologue included. */
         bool lean = false;
-        if constexpr (OP == TC_OP_DMMA && Cfg::PIPE == TC_PIPE_STREAM && Cfg::DK >= 8 &&
-                      Cfg::BK % (2 * Cfg::DK) == 0 && Cfg::NI >= 2)
+        if constexpr (OP == TC_OP_DMMA && Cfg::PIPE == TC_PIPE_STREAM && Cfg::DK == 8 &&
+                      Cfg::BK % 16 == 0 && Cfg::NI >= 2)
             lean = a_vec && b_vec && p.k % Cfg::BK == 0 && m0 + Cfg::BM <= p.m &&
                    n0 + Cfg::BN <= p.n;
         /* Prologue: STAGES-1 k-tiles in flight (empty groups past the end keep the count). */
@@ -209,7 +209,7 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
                                                     lane);
         }
         if constexpr (OP == TC_OP_DMMA && Cfg::PIPE == TC_PIPE_STREAM) {
-            if constexpr (Cfg::DK >= 8 && Cfg::BK % (2 * Cfg::DK) == 0 && Cfg::NI >= 2)
+            if constexpr (Cfg::DK == 8 && Cfg::BK % 16 == 0 && Cfg::NI >= 2)
                 if (lean)
                     tc_mainloop_f64_lean<Cfg, AKC, BKC>(acc, sA, sB, p, m0, n0, KT, tid, wm0,
                                                         wn0, lane);

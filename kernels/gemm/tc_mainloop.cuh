@@ -271,10 +271,8 @@ __device__ __forceinline__ void tc_mainloop_f64_lean(double (&acc)[Cfg::MI][Cfg:
                                                      const mb_gemm_args &p, int64_t m0,
                                                      int64_t n0, int64_t KT, int tid, int wm0,
                                                      int wn0, int lane) {
-    constexpr int S = Cfg::STAGES, BK = Cfg::BK, MI = Cfg::MI, NI = Cfg::NI, DK = Cfg::DK;
-    constexpr int NS = BK / DK, KQ = DK / 4;
-    static_assert((DK == 8 || DK == 16) && NS % 2 == 0 && NI >= 2,
-                  "an even number of m16n8k8 or m16n8k16 steps");
+    constexpr int S = Cfg::STAGES, BK = Cfg::BK, MI = Cfg::MI, NI = Cfg::NI, NS = BK / 8;
+    static_assert(Cfg::DK == 8 && NS % 2 == 0 && NI >= 2, "an even number of m16n8k8 steps");
     constexpr int AE = Cfg::a_elems(AKC), BE = Cfg::b_elems(BKC);
     /* Copies: as in tc_mainloop_f64_xmma (without its L2 prefetch, as the stream loop). */
     constexpr int A_OUT = AKC ? Cfg::BM : BK, A_IN = AKC ? BK : Cfg::BM;
@@ -315,12 +313,12 @@ __device__ __forceinline__ void tc_mainloop_f64_lean(double (&acc)[Cfg::MI][Cfg:
     /* The step after whose column 1 B is copied and the group committed: before the last
      * step, whose wait counts this k-tile's group. */
     constexpr int CB = NS > 2 ? 1 : 0;
-    double a[2][MI][2 * KQ], b[2][NI][KQ];
+    double a[2][MI][4], b[2][NI][2];
     /* Groups committed: S - 1 (the prologue); k-tile 0 is group 0. */
     tc_cp_async_wait<S - 2>();
     __syncthreads();
-    tc_gather_a_f64<Cfg, AKC, KQ>(a[0], sA, wm0, 0, lane);
-    tc_gather_b_f64<Cfg, BKC, KQ>(b[0], sB, wn0, 0, lane);
+    tc_gather_a_f64<Cfg, AKC, 2>(a[0], sA, wm0, 0, lane);
+    tc_gather_b_f64<Cfg, BKC, 2>(b[0], sB, wn0, 0, lane);
     auto tile = [&](int64_t kt, int cs) {
         const int ns = (cs + 1) % S, ls = (cs + S - 1) % S;
         const double *cA = sA + cs * AE, *cB = sB + cs * BE;
@@ -329,21 +327,21 @@ __device__ __forceinline__ void tc_mainloop_f64_lean(double (&acc)[Cfg::MI][Cfg:
         for (int st = 0; st < NS; ++st) {
             const int f = st & 1;
 #pragma unroll
-            for (int mi = 0; mi < MI; ++mi) tc_mma_f64<KQ>(acc[mi][0], a[f][mi], b[f][0]);
+            for (int mi = 0; mi < MI; ++mi) tc_mma_f64<2>(acc[mi][0], a[f][mi], b[f][0]);
             if (st + 1 < NS) {
-                tc_gather_a_f64<Cfg, AKC, KQ>(a[f ^ 1], cA, wm0, DK * (st + 1), lane);
-                tc_gather_b_f64<Cfg, BKC, KQ>(b[f ^ 1], cB, wn0, DK * (st + 1), lane);
+                tc_gather_a_f64<Cfg, AKC, 2>(a[f ^ 1], cA, wm0, 8 * (st + 1), lane);
+                tc_gather_b_f64<Cfg, BKC, 2>(b[f ^ 1], cB, wn0, 8 * (st + 1), lane);
             } else {
                 /* Groups committed: S - 1 + kt + 1; k-tile kt + 1 is group kt + 1. */
                 tc_cp_async_wait<S - 2>();
                 __syncthreads();
-                tc_gather_b_f64<Cfg, BKC, KQ>(b[0], nB, wn0, 0, lane);
-                tc_gather_a_f64<Cfg, AKC, KQ>(a[0], nA, wm0, 0, lane);
+                tc_gather_b_f64<Cfg, BKC, 2>(b[0], nB, wn0, 0, lane);
+                tc_gather_a_f64<Cfg, AKC, 2>(a[0], nA, wm0, 0, lane);
             }
 #pragma unroll
             for (int ni = 1; ni < NI; ++ni) {
 #pragma unroll
-                for (int mi = 0; mi < MI; ++mi) tc_mma_f64<KQ>(acc[mi][ni], a[f][mi], b[f][ni]);
+                for (int mi = 0; mi < MI; ++mi) tc_mma_f64<2>(acc[mi][ni], a[f][mi], b[f][ni]);
                 if (ni == 1 && st == 0) copy_a(ls);
                 if (ni == 1 && st == CB) {
                     copy_b(ls);
