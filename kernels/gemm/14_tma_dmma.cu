@@ -27,7 +27,6 @@
  * at both; 0.96x at k = 512, 0.91-0.95x from 2048^3 to 8192^3.
  * Built for sm_90a (CMakeLists.txt); the sm_90 build traps; dispatch requires cc 9.0.
  */
-#include <stdlib.h>
 #include "tma_ring.cuh"
 
 extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s);
@@ -42,16 +41,16 @@ typedef tc_cfg<double, 128, 64, 16, 64, 32, 3, 2, 8, TC_PIPE_XMMA, true> td_cfg;
  * and the stage is released unless a warp lags a whole k-tile behind. With 3 stages, in the
  * first k step, where rung 12 issues its copies: one and a half k-tiles to land, as there,
  * and a warp may lag half a k-tile (rung 12's barrier: none). */
-static constexpr int td_stages(bool akc, int v = 0) { return akc || v == 2 ? 3 : 4; }
-template <bool AKC, int V = 0>
+static constexpr int td_stages(bool akc) { return akc ? 3 : 4; }
+template <bool AKC>
 struct td_ring {
-    static constexpr int S = td_stages(AKC, V), D = S - 1; /* stages; k-tiles issued ahead */
+    static constexpr int S = td_stages(AKC), D = S - 1; /* stages; k-tiles issued ahead */
     static constexpr bool REFILL0 = S < 4;              /* refill in the first k step */
 };
-static constexpr size_t td_smem_bytes(bool akc, bool bkc, int v = 0) {
-    return (size_t)td_stages(akc, v) * (td_cfg::a_elems(akc) + td_cfg::b_elems(bkc)) *
+static constexpr size_t td_smem_bytes(bool akc, bool bkc) {
+    return (size_t)td_stages(akc) * (td_cfg::a_elems(akc) + td_cfg::b_elems(bkc)) *
                sizeof(double) +
-           (size_t)2 * td_stages(akc, v) * sizeof(uint64_t);
+           (size_t)2 * td_stages(akc) * sizeof(uint64_t);
 }
 static_assert(td_cfg::a_elems(true) * 8 % 128 == 0 && td_cfg::a_elems(false) * 8 % 128 == 0 &&
                   td_cfg::b_elems(true) * 8 % 128 == 0 && td_cfg::b_elems(false) * 8 % 128 == 0,
@@ -79,14 +78,14 @@ static_assert(2 * (td_smem_bytes(true, true) + 1024) <= 228 * 1024 &&
  * 12, ptxas then tracks the DMMA results on one scoreboard with counted waits (the
  * interleaved order spread them over six, shared with the fragment loads; perf/sass_loop.py).
  * ------------------------------------------------------------------------------------- */
-template <bool AKC, bool BKC, int V>
+template <bool AKC, bool BKC>
 __global__ void __launch_bounds__(TD_THREADS, 2)
     tma_dmma_kernel(const __grid_constant__ CUtensorMap tmA,
                     const __grid_constant__ CUtensorMap tmB, mb_gemm_args p, mb_tail tail) {
 #if WG_SM90A
     typedef td_cfg Cfg;
-    constexpr int S = td_ring<AKC, V>::S, D = td_ring<AKC, V>::D, MI = Cfg::MI, NI = Cfg::NI;
-    constexpr bool REFILL0 = td_ring<AKC, V>::REFILL0;
+    constexpr int S = td_ring<AKC>::S, D = td_ring<AKC>::D, MI = Cfg::MI, NI = Cfg::NI;
+    constexpr bool REFILL0 = td_ring<AKC>::REFILL0;
     constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK;
     constexpr int AE = Cfg::a_elems(AKC), BE = Cfg::b_elems(BKC);
     constexpr unsigned AB = AE * sizeof(double), BB = BE * sizeof(double);
@@ -118,7 +117,7 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
     if (tid == 0) {
         for (int s = 0; s < S; ++s) {
             tm_bar_init(full0 + 8 * s, 1);
-            tm_bar_init(empty0 + 8 * s, V == 1 ? TD_THREADS / 32 : TD_THREADS);
+            tm_bar_init(empty0 + 8 * s, TD_THREADS);
         }
         tm_fence_init();
         tm_prefetch_map(&tmA);
@@ -212,12 +211,7 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
              * not yet read the stage, and now and then a refill landed first (one warp's
              * last row tile wrong, test_dgemm_tma_gpu on an H100). */
             wg_fence_proxy_async();
-            if (V == 1) {
-                __syncwarp();
-                if (lane == 0) tm_arrive(empty0 + 8 * cs);
-            } else {
-                tm_arrive(empty0 + 8 * cs);
-            }
+            tm_arrive(empty0 + 8 * cs);
             if (!REFILL0) {
                 if (warp == 0 && kt + D < KT) produce(fs, kt + D);
                 __syncwarp();
@@ -273,7 +267,7 @@ static cudaError_t td_carveout_once(const void *func, unsigned long long *done) 
 
 /* The launch for operands TMA can copy; *ran = 0 (nothing launched) where the driver refused
  * a tensor map. */
-template <bool AKC, bool BKC, int V>
+template <bool AKC, bool BKC>
 static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v12000 fn,
                              int *ran, cudaStream_t s) {
     typedef td_cfg Cfg;
@@ -290,15 +284,15 @@ static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v
             cudaSuccess)
         return cudaSuccess;
     *ran = 1;
-    const size_t smem = td_smem_bytes(AKC, BKC, V);
+    const size_t smem = td_smem_bytes(AKC, BKC);
     static unsigned long long smem_set; /* devices whose limit is raised (this kernel) */
-    cudaError_t e = mb_smem_limit_once((const void *)tma_dmma_kernel<AKC, BKC, V>, (int)smem,
+    cudaError_t e = mb_smem_limit_once((const void *)tma_dmma_kernel<AKC, BKC>, (int)smem,
                                        &smem_set);
     if (e != cudaSuccess) return e;
     /* Two blocks of up to 106 KB per SM need the largest shared-memory carveout (228 KB):
      * asked for, not left to the driver's choice. */
     static unsigned long long carve_set;
-    e = td_carveout_once((const void *)tma_dmma_kernel<AKC, BKC, V>, &carve_set);
+    e = td_carveout_once((const void *)tma_dmma_kernel<AKC, BKC>, &carve_set);
     if (e != cudaSuccess) return e;
     /* Rung 12's plan for its big tile (tc_gemm_launch_s): the same tail split, so the same
      * sums in the same order. */
@@ -306,7 +300,7 @@ static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v
     const mb_tail tail = mb_tail_plan(p, tiles, Cfg::MIN_BLOCKS, Cfg::BK,
                                       (int64_t)Cfg::BM * Cfg::BN, sizeof(double));
     const int64_t blocks = tail.t0 + (tiles - tail.t0) * tail.S;
-    tma_dmma_kernel<AKC, BKC, V><<<mb_grid_dim(blocks, MB_GRID_X_MAX), TD_THREADS, smem, s>>>(
+    tma_dmma_kernel<AKC, BKC><<<mb_grid_dim(blocks, MB_GRID_X_MAX), TD_THREADS, smem, s>>>(
         ma, mb, *p, tail);
     e = cudaGetLastError();
     if (e == cudaSuccess && tail.S > 1) {
@@ -326,14 +320,10 @@ static cudaError_t td_run(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v120
                           cudaStream_t s) {
     int ran = 0;
     /* A is K-contiguous when transposed; B is K-contiguous when not. */
-    const char *ev = getenv("MB_TD_VARIANT"); /* EXPERIMENT: 0 as is, 1 one arrival per
-                                                 * warp, 2 three stages everywhere */
-    const int v = ev ? atoi(ev) : 0;
-#define TD_L(a, b) (v == 1 ? td_launch<a, b, 1>(p, fn, &ran, s) \
-                   : v == 2 ? td_launch<a, b, 2>(p, fn, &ran, s) : td_launch<a, b, 0>(p, fn, &ran, s))
-    const cudaError_t e = p->transa ? (p->transb ? TD_L(true, false) : TD_L(true, true))
-                                    : (p->transb ? TD_L(false, false) : TD_L(false, true));
-#undef TD_L
+    const cudaError_t e = p->transa ? (p->transb ? td_launch<true, false>(p, fn, &ran, s)
+                                                 : td_launch<true, true>(p, fn, &ran, s))
+                                    : (p->transb ? td_launch<false, false>(p, fn, &ran, s)
+                                                 : td_launch<false, true>(p, fn, &ran, s));
     return ran ? e : mb_dgemm_dmma(p, s);
 }
 
