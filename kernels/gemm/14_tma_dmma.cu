@@ -3,12 +3,12 @@
  * Rung 14 of the dgemm ladder, tma_dmma (dgemm only, Hopper only: sm_90a): rung 12's big tile
  * (128x64x16, 4 warps of 64x32, 2 blocks per SM, its straight-line order of fragment loads
  * and mma.sync m16n8k8 .f64) with one change, how the stages reach shared memory.
- * Instead of 12 16-byte cp.async per thread per k-tile, thread 0 issues two TMA bulk tensor
- * copies (cp.async.bulk.tensor.2d, one tensor map per operand, built on the host) into a ring of 4
+ * Instead of 12 16-byte cp.async per thread per k-tile, one lane of warp 0 issues two TMA bulk
+ * tensor copies (cp.async.bulk.tensor.2d, one tensor map per operand, built on the host) into a ring of 4
  * stages (3 when A is transposed: its K-contiguous stage is larger); per stage a "full"
  * mbarrier (expect_tx: the stage's bytes) says it landed and an "empty" mbarrier (one arrival
  * per thread, after its last fragment load of the stage and a proxy fence) says it was read.
- * No warp is specialised: thread 0 refills the stage read last from inside the main loop.
+ * No warp is specialised: warp 0 refills the stage read last from inside the main loop.
  * Why faster: one mbarrier wait replaces cp.async.wait + __syncthreads per k-tile, and the
  * copies' address arithmetic, LDGSTS and 64-bit pointers leave the loop (warps drift instead
  * of meeting at a barrier); TMA zero-fills outside the matrix, so edge tiles need no other path.
@@ -18,13 +18,14 @@
  * copies them, else the call runs rung 12, as does every shape rung 12 runs on a smaller tile
  * or with fewer than 3 big tiles per SM. C is bitwise rung 12's (its mma in its order, its
  * tail split of the last wave).
- * Resources (nvcc 13.0 -arch=sm_90a -Xptxas -v): 128 threads, 255 registers (TN, TT: 32 B of
- * stack, set-up spills before the loop); shared memory 4 x 26.5 KB (NN), 4 x 25 KB (NT),
+ * Resources (nvcc 13.0 -arch=sm_90a -Xptxas -v): 128 threads, 253-255 registers (TN, TT: 8 B
+ * of stack, set-up spills before the loop); shared memory 4 x 26.5 KB (NN), 4 x 25 KB (NT),
  * 3 x 30 KB (TN), 3 x 28.5 KB (TT) plus 8 B per mbarrier; 2 blocks per SM. Measured (H100,
- * perf/results/h100/dgemm-epilogue/, dgemm-odd/; H200, perf/results/h200/dgemm-tma-line/):
- * 1.01-1.03x rung 12's speed NN at k = 256, up to 1.16x where rung 12 cannot shift its edge
- * tiles (odd m or n by layout; 2047^3 NN 1.03x cuBLAS DGEMM against 0.89x): auto takes it
- * at both; 0.96x at k = 512, 0.91-0.95x from 2048^3 to 8192^3.
+ * perf/results/h100/dgemm-epilogue/, dgemm-odd/; H200, perf/results/h200/dgemm-tma-line/,
+ * dgemm-tma-warp0/, headline/): 1.01-1.03x rung 12's speed NN at k = 256 (4096x4096x256:
+ * 0.95x cuBLAS DGEMM, H200), up to 1.16x where rung 12 cannot shift its edge tiles (odd m or
+ * n by layout; 2047^3 NN 1.04x cuBLAS DGEMM): auto takes it at both; 0.95-0.98x rung 12's
+ * speed from 2048^3 to 8192^3.
  * Built for sm_90a (CMakeLists.txt); the sm_90 build traps; dispatch requires cc 9.0.
  */
 #include "tma_ring.cuh"
@@ -35,7 +36,7 @@ extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s);
 typedef tc_cfg<double, 128, 64, 16, 64, 32, 3, 2, 8, TC_PIPE_XMMA, true> td_cfg;
 #define TD_THREADS 128
 /* Stages: 4, 3 when A is K-contiguous (4 of its 30 KB stages would not fit 2 blocks in an
- * SM's 228 KB). In iteration kt thread 0 issues k-tile kt + S - 1 into the stage k-tile
+ * SM's 228 KB). In iteration kt warp 0 issues k-tile kt + S - 1 into the stage k-tile
  * kt - 1 was read from. With 4 stages it does so in the second k step, next to the wait for
  * k-tile kt + 1 (one divergent region per k-tile): the copy has two k-tiles of time to land,
  * and the stage is released unless a warp lags a whole k-tile behind. With 3 stages, in the
@@ -63,14 +64,14 @@ static_assert(2 * (td_smem_bytes(true, true) + 1024) <= 228 * 1024 &&
  * The kernel. One block per 128x64 tile (tiles beyond the grid looped over); blocks from
  * tail.t0 on compute slice s of a tail tile (mb_tail, splitk.cuh, as rung 12: slice 0 writes
  * C, slices s > 0 a compact slab). Ring: k-tile kt of a tile sits in stage kt % S; each thread
- * keeps the parity of every stage's next full phase (fph) and thread 0 that of its next empty
+ * keeps the parity of every stage's next full phase (fph) and warp 0 that of its next empty
  * phase (eph, starting at 1: a fresh barrier's preceding phase counts as complete). Per
  * k-tile in stage cs, rung 12's straight-line order (tc_mainloop_f64_xmma) with:
- *   step 0: step 1's fragments from stage cs (its last reads); 3 stages: thread 0 waits
- *           until stage (cs + S - 1) % S is released and issues k-tile kt + S - 1 into it
- *           (rung 12: every thread's copies); the 16 mma;
+ *   step 0: step 1's fragments from stage cs (its last reads); 3 stages: warp 0 waits
+ *           until stage (cs + S - 1) % S is released and one of its lanes issues k-tile
+ *           kt + S - 1 into it (rung 12: every thread's copies); the 16 mma;
  *   step 1: a proxy fence and every thread's arrival on stage cs's empty barrier; 4 stages:
- *           thread 0's refill, as above; the wait on the full barrier of stage cs + 1 (rung
+ *           warp 0's refill, as above; the wait on the full barrier of stage cs + 1 (rung
  *           12: the cp.async wait and __syncthreads) and its step 0 fragments; the 16 mma.
  * Whole rounds of S k-tiles run with no test between them (every stage offset a constant),
  * the last KT % S after them; past the last k-tile the wait is on the phase before, which is
@@ -139,17 +140,14 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
                 for (int v = 0; v < 4; ++v) acc[mi][ni][v] = 0.0;
 
         /* Warp 0: k-tile kt of this tile into stage st, once its previous fill is read; one
-         * lane (elect.sync) issues the copies. The whole warp in a warp-uniform branch lets
-         * ptxas issue the TMA without the loop it wraps around it in a one-thread branch,
-         * whose back edge waited for all of the warp's pending DMMA. */
+         * lane (elect.sync) issues the copies. In a one-thread branch (tid == 0) ptxas wrapped
+         * the TMA issue in a loop whose waits included all of warp 0's pending DMMA results;
+         * in a warp-uniform branch it does not (perf/results/h200/dgemm-tma-warp0/). */
         auto produce = [&](int st, int kt) {
             tm_wait(empty0 + 8 * st, (eph >> st) & 1u);
             eph ^= 1u << st;
-            __syncwarp(); /* elect.sync: the whole warp, converged */
-            unsigned one;
-            asm volatile("{\n.reg .pred p;\nelect.sync _|p, 0xffffffff;\nselp.u32 %0, 1, 0, p;\n}\n"
-                         : "=r"(one));
-            if (!one) return;
+            __syncwarp(); /* converged for elect.sync */
+            if (!tm_elect_one()) return;
             tm_arrive_tx(full0 + 8 * st, AB + BB);
             const int k = k0 + kt * BK;
             if (AKC)

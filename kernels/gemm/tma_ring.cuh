@@ -69,6 +69,15 @@ __device__ __forceinline__ void tm_arrive(unsigned bar) {
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
 #endif
 }
+/* 1 in one lane of the calling warp, 0 in the others (elect.sync: the whole warp, converged). */
+__device__ __forceinline__ unsigned tm_elect_one() {
+    unsigned one = 0;
+#if WG_SM90A
+    asm volatile("{\n.reg .pred p;\nelect.sync _|p, 0xffffffff;\nselp.u32 %0, 1, 0, p;\n}\n"
+                 : "=r"(one));
+#endif
+    return one;
+}
 /* Waits until the phase of parity `parity` has completed (acquire: the copies that completed
  * it are visible to this thread). */
 __device__ __forceinline__ void tm_wait(unsigned bar, unsigned parity) {
