@@ -28,7 +28,6 @@
  * speed from 2048^3 to 8192^3.
  * Built for sm_90a (CMakeLists.txt); the sm_90 build traps; dispatch requires cc 9.0.
  */
-#include <stdlib.h>
 #include "tma_ring.cuh"
 
 extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s);
@@ -80,7 +79,7 @@ static_assert(2 * (td_smem_bytes(true, true) + 1024) <= 228 * 1024 &&
  * 12, ptxas then tracks the DMMA results on one scoreboard with counted waits (the
  * interleaved order spread them over six, shared with the fragment loads; perf/sass_loop.py).
  * ------------------------------------------------------------------------------------- */
-template <bool AKC, bool BKC, bool PROBE>
+template <bool AKC, bool BKC>
 __global__ void __launch_bounds__(TD_THREADS, 2)
     tma_dmma_kernel(const __grid_constant__ CUtensorMap tmA,
                     const __grid_constant__ CUtensorMap tmB, mb_gemm_args p, mb_tail tail) {
@@ -144,8 +143,8 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
          * lane (elect.sync) issues the copies. In a one-thread branch (tid == 0) ptxas wrapped
          * the TMA issue in a loop whose waits included all of warp 0's pending DMMA results;
          * in a warp-uniform branch it does not (perf/results/h200/dgemm-tma-warp0/). */
-        auto produce = [&](int st, int kt, unsigned freed = 0) {
-            if (!freed) tm_wait(empty0 + 8 * st, (eph >> st) & 1u);
+        auto produce = [&](int st, int kt) {
+            tm_wait(empty0 + 8 * st, (eph >> st) & 1u);
             eph ^= 1u << st;
             __syncwarp(); /* converged for elect.sync */
             if (!tm_elect_one()) return;
@@ -197,15 +196,8 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
             for (int mi = 0; mi < MI; ++mi)
                 tc_gather_a1_f64<Cfg, AKC, 2>(a1[mi], cA, wm0, mi, 8, lane);
             tc_gather_b_f64<Cfg, BKC, 2>(b1, cB, wn0, 8, lane);
-            /* Probes of the barriers step 1 waits on (k-tile kt + 1 landed; with 4 stages,
-             * for warp 0, stage fs released): their answers return during the mma. */
-            const unsigned more = kt + 1 < KT;
-            const unsigned fpar = ((fph >> ns) & 1u) ^ (more ^ 1u);
-            const unsigned landed = PROBE ? tm_test(full0 + 8 * ns, fpar) : 0u;
-            const bool refill = warp == 0 && kt + D < KT;
-            const unsigned freed = PROBE && !REFILL0 && refill ? tm_test(empty0 + 8 * fs, (eph >> fs) & 1u) : 0u;
             if (REFILL0) {
-                if (refill) produce(fs, kt + D);
+                if (warp == 0 && kt + D < KT) produce(fs, kt + D);
                 __syncwarp();
             }
 #pragma unroll
@@ -219,10 +211,11 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
             wg_fence_proxy_async();
             tm_arrive(empty0 + 8 * cs);
             if (!REFILL0) {
-                if (refill) produce(fs, kt + D, freed);
+                if (warp == 0 && kt + D < KT) produce(fs, kt + D);
                 __syncwarp();
             }
-            if (!landed) tm_wait(full0 + 8 * ns, fpar);
+            const unsigned more = kt + 1 < KT;
+            tm_wait(full0 + 8 * ns, ((fph >> ns) & 1u) ^ (more ^ 1u));
             fph ^= more << ns;
             __syncwarp();
 #pragma unroll
@@ -272,7 +265,7 @@ static cudaError_t td_carveout_once(const void *func, unsigned long long *done) 
 
 /* The launch for operands TMA can copy; *ran = 0 (nothing launched) where the driver refused
  * a tensor map. */
-template <bool AKC, bool BKC, bool PROBE>
+template <bool AKC, bool BKC>
 static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v12000 fn,
                              int *ran, cudaStream_t s) {
     typedef td_cfg Cfg;
@@ -291,13 +284,13 @@ static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v
     *ran = 1;
     const size_t smem = td_smem_bytes(AKC, BKC);
     static unsigned long long smem_set; /* devices whose limit is raised (this kernel) */
-    cudaError_t e = mb_smem_limit_once((const void *)tma_dmma_kernel<AKC, BKC, PROBE>, (int)smem,
+    cudaError_t e = mb_smem_limit_once((const void *)tma_dmma_kernel<AKC, BKC>, (int)smem,
                                        &smem_set);
     if (e != cudaSuccess) return e;
     /* Two blocks of up to 106 KB per SM need the largest shared-memory carveout (228 KB):
      * asked for, not left to the driver's choice. */
     static unsigned long long carve_set;
-    e = td_carveout_once((const void *)tma_dmma_kernel<AKC, BKC, PROBE>, &carve_set);
+    e = td_carveout_once((const void *)tma_dmma_kernel<AKC, BKC>, &carve_set);
     if (e != cudaSuccess) return e;
     /* Rung 12's plan for its big tile (tc_gemm_launch_s): the same tail split, so the same
      * sums in the same order. */
@@ -305,7 +298,7 @@ static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v
     const mb_tail tail = mb_tail_plan(p, tiles, Cfg::MIN_BLOCKS, Cfg::BK,
                                       (int64_t)Cfg::BM * Cfg::BN, sizeof(double));
     const int64_t blocks = tail.t0 + (tiles - tail.t0) * tail.S;
-    tma_dmma_kernel<AKC, BKC, PROBE><<<mb_grid_dim(blocks, MB_GRID_X_MAX), TD_THREADS, smem, s>>>(
+    tma_dmma_kernel<AKC, BKC><<<mb_grid_dim(blocks, MB_GRID_X_MAX), TD_THREADS, smem, s>>>(
         ma, mb, *p, tail);
     e = cudaGetLastError();
     if (e == cudaSuccess && tail.S > 1) {
@@ -325,12 +318,10 @@ static cudaError_t td_run(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v120
                           cudaStream_t s) {
     int ran = 0;
     /* A is K-contiguous when transposed; B is K-contiguous when not. */
-    const char *ev = getenv("MB_TD_PROBE"); /* EXPERIMENT: 1 probes, 0 as before */
-    const int v = ev ? atoi(ev) : 1;
-#define TD_L(a, b) (v ? td_launch<a, b, true>(p, fn, &ran, s) : td_launch<a, b, false>(p, fn, &ran, s))
-    const cudaError_t e = p->transa ? (p->transb ? TD_L(true, false) : TD_L(true, true))
-                                    : (p->transb ? TD_L(false, false) : TD_L(false, true));
-#undef TD_L
+    const cudaError_t e = p->transa ? (p->transb ? td_launch<true, false>(p, fn, &ran, s)
+                                                 : td_launch<true, true>(p, fn, &ran, s))
+                                    : (p->transb ? td_launch<false, false>(p, fn, &ran, s)
+                                                 : td_launch<false, true>(p, fn, &ran, s));
     return ran ? e : mb_dgemm_dmma(p, s);
 }
 
