@@ -3,12 +3,12 @@
  * Rung 14 of the dgemm ladder, tma_dmma (dgemm only, Hopper only: sm_90a): rung 12's big tile
  * (128x64x16, 4 warps of 64x32, 2 blocks per SM, its straight-line order of fragment loads
  * and mma.sync m16n8k8 .f64) with one change, how the stages reach shared memory.
- * Instead of 12 16-byte cp.async per thread per k-tile, one lane of warp 0 issues two TMA bulk
- * tensor copies (cp.async.bulk.tensor.2d, one tensor map per operand, built on the host) into a ring of 4
- * stages (3 when A is transposed: its K-contiguous stage is larger); per stage a "full"
- * mbarrier (expect_tx: the stage's bytes) says it landed and an "empty" mbarrier (one arrival
- * per thread, after its last fragment load of the stage and a proxy fence) says it was read.
- * No warp is specialised: warp 0 refills the stage read last from inside the main loop.
+ * Instead of 12 16-byte cp.async per thread per k-tile, two TMA bulk tensor copies
+ * (cp.async.bulk.tensor.2d, a tensor map per operand, built on the host) fill a ring of 4
+ * stages (3 when A is transposed: its K-contiguous stage is larger), issued from inside the
+ * main loop by one lane of warp 0 (no warp is specialised); per stage a "full" mbarrier
+ * (expect_tx: the stage's bytes) says it landed, an "empty" one (an arrival per thread after
+ * its last fragment load of the stage and a proxy fence) that it was read.
  * Why faster: one mbarrier wait replaces cp.async.wait + __syncthreads per k-tile, and the
  * copies' address arithmetic, LDGSTS and 64-bit pointers leave the loop (warps drift instead
  * of meeting at a barrier); TMA zero-fills outside the matrix, so edge tiles need no other path.
@@ -25,8 +25,7 @@
  * dgemm-tma-warp0/, headline/): 1.01-1.03x rung 12's speed NN at k = 256 (4096x4096x256:
  * 0.95x cuBLAS DGEMM, H200), up to 1.16x where rung 12 cannot shift its edge tiles (odd m or
  * n by layout; 2047^3 NN 1.04x cuBLAS DGEMM): auto takes it at both; 0.95-0.98x rung 12's
- * speed from 2048^3 to 8192^3.
- * Built for sm_90a (CMakeLists.txt); the sm_90 build traps; dispatch requires cc 9.0.
+ * speed from 2048^3 to 8192^3. Built for sm_90a only; dispatch requires cc 9.0.
  */
 #include "tma_ring.cuh"
 
