@@ -158,12 +158,6 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
             else
                 tm_copy2d(sb + st * BB, &tmB, (int)n0, k, full0 + 8 * st);
         };
-        /* Every thread: until stage st holds its next fill (then converged for mma.sync). */
-        auto full_wait = [&](int st) {
-            tm_wait(full0 + 8 * st, (fph >> st) & 1u);
-            fph ^= 1u << st;
-            __syncwarp();
-        };
         if (warp == 0) {
 #pragma unroll
             for (int j = 0; j < D; ++j)
@@ -172,15 +166,17 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
         __syncwarp();
 
         double a0[MI][4], a1[MI][4], b0[NI][2], b1[NI][2];
-        auto mma0 = [&](int mi, int n_lo, int n_hi) {
+        /* The 16 mma of one k step on fragment set (a, b). */
+        auto mma = [&](const double (&a)[MI][4], const double (&b)[NI][2]) {
 #pragma unroll
-            for (int ni = n_lo; ni < n_hi; ++ni) tc_mma_f64<2>(acc[mi][ni], a0[mi], b0[ni]);
-        };
-        auto mma1 = [&](int mi, int n_lo, int n_hi) {
+            for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
-            for (int ni = n_lo; ni < n_hi; ++ni) tc_mma_f64<2>(acc[mi][ni], a1[mi], b1[ni]);
+                for (int ni = 0; ni < NI; ++ni) tc_mma_f64<2>(acc[mi][ni], a[mi], b[ni]);
         };
-        full_wait(0);
+        /* Every thread: until stage 0 holds k-tile 0 (then converged for mma.sync). */
+        tm_wait(full0, fph & 1u);
+        fph ^= 1u;
+        __syncwarp();
 #pragma unroll
         for (int mi = 0; mi < MI; ++mi) tc_gather_a1_f64<Cfg, AKC, 2>(a0[mi], sA, wm0, mi, 0, lane);
         tc_gather_b_f64<Cfg, BKC, 2>(b0, sB, wn0, 0, lane);
@@ -199,8 +195,7 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
                 if (warp == 0 && kt + D < KT) produce(fs, kt + D);
                 __syncwarp();
             }
-#pragma unroll
-            for (int mi = 0; mi < MI; ++mi) mma0(mi, 0, NI);
+            mma(a0, b0);
             /* step 1: release stage cs, refill, wait for k-tile kt + 1 (past the last one a
              * wait on the phase before, complete at once), its step 0 fragments, the mma.
              * The fence orders this thread's reads of stage cs before the TMA that refills
@@ -221,8 +216,7 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
             for (int mi = 0; mi < MI; ++mi)
                 tc_gather_a1_f64<Cfg, AKC, 2>(a0[mi], nA, wm0, mi, 0, lane);
             tc_gather_b_f64<Cfg, BKC, 2>(b0, nB, wn0, 0, lane);
-#pragma unroll
-            for (int mi = 0; mi < MI; ++mi) mma1(mi, 0, NI);
+            mma(a1, b1);
         };
         tc_in_rounds<S>(KT, ktile);
 
