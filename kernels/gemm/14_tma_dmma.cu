@@ -278,7 +278,7 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
             tc_gather_b_f64<Cfg, BKC, 2>(b0, nB, wn0, 0, lane);
             mma(a1, b1);
         };
-        tc_in_rounds<S>(KT, ktile);
+        tc_in_rounds_from<S>(g0 % S, KT, ktile);
         g0 += KT;
 
         /* Epilogue: rung 12's (tc_store_c), every tile at its own place (no edge shift: TMA
@@ -353,7 +353,7 @@ static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v
                                       (int64_t)Cfg::BM * Cfg::BN, sizeof(double));
     int64_t blocks = tail.t0 + (tiles - tail.t0) * tail.S;
     const char *pe = getenv("MB_TD_PERSIST"); /* EXPERIMENT: 1 persistent blocks */
-    if (pe && atoi(pe) && tail.S == 1 && mb_cdiv(p->k, Cfg::BK) % td_ring<AKC>::S == 0) {
+    if (pe && atoi(pe) && mb_cdiv(p->k, Cfg::BK) >= td_ring<AKC>::D) {
         int sms = 132;
         e = mb_device_info(&sms, NULL);
         if (e != cudaSuccess) return e;
