@@ -27,7 +27,6 @@
  * n by layout; 2047^3 NN 1.04x cuBLAS DGEMM): auto takes it at both; 0.95-0.98x rung 12's
  * speed from 2048^3 to 8192^3. Built for sm_90a only; dispatch requires cc 9.0.
  */
-#include <stdlib.h>
 #include "tma_ring.cuh"
 
 extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s);
@@ -60,74 +59,26 @@ static_assert(2 * (td_smem_bytes(true, true) + 1024) <= 228 * 1024 &&
                   2 * (td_smem_bytes(false, true) + 1024) <= 228 * 1024,
               "two blocks per SM");
 
-/* Unit u of a launch of nu units: a whole tile (u < tail.t0) or a slice of a tail tile. Its
- * k-tiles, and where the epilogue writes it (slice s > 0: a compact slab, ld BM, beta 0). */
-template <bool EPI>
-__device__ __forceinline__ int td_unit(const mb_gemm_args &p, const mb_tail &tail,
-                                       int64_t ntm, int64_t ntn, int64_t u, int64_t *m0,
-                                       int64_t *n0, int *k0, double **C, int64_t *ldo,
-                                       int64_t *off, double *beta) {
-    constexpr int BM = td_cfg::BM, BN = td_cfg::BN, BK = td_cfg::BK;
-    int64_t tile = u, k = p.k, slab = -1;
-    *k0 = 0;
-    if (u >= tail.t0) {
-        const int64_t j = u - tail.t0, rem = ntm * ntn - tail.t0, s = j / rem;
-        tile = tail.t0 + j % rem;
-        *k0 = (int)(s * tail.kc);
-        k = p.k - *k0 < tail.kc ? p.k - *k0 : tail.kc;
-        if (s > 0) slab = (s - 1) * rem + j % rem;
-    }
-    if (EPI) {
-        int64_t tm, tn;
-        tc_tile_coords(tile, ntm, ntn, &tm, &tn);
-        *m0 = tm * BM, *n0 = tn * BN;
-        *C = slab < 0 ? (double *)p.C : (double *)p.work + slab * (BM * BN);
-        *ldo = slab < 0 ? p.ldc : BM;
-        *off = slab < 0 ? 0 : *m0 + *n0 * BM;
-        *beta = slab < 0 ? p.beta : 0.0;
-    }
-    return (int)((k + BK - 1) / BK);
-}
-
-/* Where the producer's copies come from: a unit's corner, first k and k-tiles. */
-struct td_src {
-    int m0, n0, k0, KT;
-};
-template <bool AKC, bool BKC>
-__device__ __forceinline__ td_src td_src_of(const mb_gemm_args &p, const mb_tail &tail,
-                                            int64_t ntm, int64_t ntn, int64_t u) {
-    int64_t m0, n0, ldo, off;
-    double *C, beta;
-    td_src r;
-    r.KT = td_unit<true>(p, tail, ntm, ntn, u, &m0, &n0, &r.k0, &C, &ldo, &off, &beta);
-    r.m0 = (int)m0, r.n0 = (int)n0;
-    return r;
-}
-
 /* ---------------------------------------------------------------------------------------
- * The kernel. Block b takes units b, b + G, b + 2G, ... (G = gridDim.x: every unit when the
- * grid has one block per unit, persistent blocks otherwise); one ring of k-tiles runs
- * through all of them: global k-tile g (of the block's T) sits in stage g % S, warp 0 issues
- * k-tile g + S - 1 while k-tile g is computed, so the next unit's first k-tiles land during
- * this unit's last ones and its epilogue. Each thread keeps the parity of every stage's next
- * full phase (fph) and warp 0 that of its next empty phase (eph, starting at 1: a fresh
- * barrier's preceding phase counts as complete). Per k-tile in stage cs, rung 12's
- * straight-line order (tc_mainloop_f64_xmma) with:
+ * The kernel. One block per 128x64 tile (tiles beyond the grid looped over); blocks from
+ * tail.t0 on compute slice s of a tail tile (mb_tail, splitk.cuh, as rung 12: slice 0 writes
+ * C, slices s > 0 a compact slab). Ring: k-tile kt of a tile sits in stage kt % S; each thread
+ * keeps the parity of every stage's next full phase (fph) and warp 0 that of its next empty
+ * phase (eph, starting at 1: a fresh barrier's preceding phase counts as complete). Per
+ * k-tile in stage cs, rung 12's straight-line order (tc_mainloop_f64_xmma) with:
  *   step 0: step 1's fragments from stage cs (its last reads); 3 stages: warp 0 waits
  *           until stage (cs + S - 1) % S is released and one of its lanes issues k-tile
- *           g + S - 1 into it (rung 12: every thread's copies); the 16 mma;
+ *           kt + S - 1 into it (rung 12: every thread's copies); the 16 mma;
  *   step 1: a proxy fence and every thread's arrival on stage cs's empty barrier; 4 stages:
  *           warp 0's refill, as above; the wait on the full barrier of stage cs + 1 (rung
- *           12: the cp.async wait and __syncthreads) and its step 0 fragments (the next
- *           unit's k-tile 0 after a unit's last); the 16 mma.
- * Whole rounds of S k-tiles run with no test between them (every stage offset a constant;
- * a unit starting in stage r runs the copy of the loop unrolled from r), the last KT % S
- * after them; past the block's last k-tile the wait is on the phase before, which is
+ *           12: the cp.async wait and __syncthreads) and its step 0 fragments; the 16 mma.
+ * Whole rounds of S k-tiles run with no test between them (every stage offset a constant),
+ * the last KT % S after them; past the last k-tile the wait is on the phase before, which is
  * complete (nothing lands there any more), and the fragments read are not used. As in rung
  * 12, ptxas then tracks the DMMA results on one scoreboard with counted waits (the
  * interleaved order spread them over six, shared with the fragment loads; perf/sass_loop.py).
  * ------------------------------------------------------------------------------------- */
-template <bool AKC, bool BKC, bool PROBE>
+template <bool AKC, bool BKC>
 __global__ void __launch_bounds__(TD_THREADS, 2)
     tma_dmma_kernel(const __grid_constant__ CUtensorMap tmA,
                     const __grid_constant__ CUtensorMap tmB, mb_gemm_args p, mb_tail tail) {
@@ -139,25 +90,30 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
     constexpr int AE = Cfg::a_elems(AKC), BE = Cfg::b_elems(BKC);
     constexpr unsigned AB = AE * sizeof(double), BB = BE * sizeof(double);
     const int64_t ntm = (p.m + BM - 1) / BM, ntn = (p.n + BN - 1) / BN, ntiles = ntm * ntn;
-    const int64_t nu = tail.t0 + (ntiles - tail.t0) * tail.S, G = gridDim.x;
+    int64_t tile0 = blockIdx.x;
+    int k0 = 0; /* first k of this block's slice (k < 2^31 - 1024: tm_dims_ok) */
+    double *C = (double *)p.C;
+    bool to_slab = false;
+    if ((int64_t)blockIdx.x >= tail.t0) {
+        const int64_t j = blockIdx.x - tail.t0, rem = ntiles - tail.t0;
+        const int s = (int)(j / rem);
+        tile0 = tail.t0 + j % rem;
+        k0 = (int)(s * tail.kc);
+        p.k = p.k - k0 < tail.kc ? p.k - k0 : tail.kc;
+        if (s > 0) {
+            C = (double *)p.work + ((int64_t)(s - 1) * rem + j % rem) * (BM * BN);
+            to_slab = true;
+            p.beta = 0.0;
+        }
+    }
+    const double alpha = p.alpha, beta = p.beta;
     extern __shared__ __align__(128) unsigned char td_smem[];
     const double *sA = (const double *)td_smem, *sB = sA + S * AE;
     const unsigned sa = tc_smem_addr(sA), sb = tc_smem_addr(sB);
     const unsigned full0 = tc_smem_addr(sB + S * BE), empty0 = full0 + 8 * S;
-    /* The producer's unit (cur, its k-tile pkt) and the one after it (nxt, written by thread 0
-     * as the block starts each unit, read once the producer is through cur: a unit has at
-     * least D k-tiles where a block takes more than one, td_launch). */
-    __shared__ td_src cur, nxt;
-    __shared__ int pkt;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int wm0 = (warp % Cfg::WARPS_M) * Cfg::WM, wn0 = (warp / Cfg::WARPS_M) * Cfg::WN;
-    int64_t m0, n0, ldo, off;
-    double *C, beta;
-    int k0;
-    /* T: the block's k-tiles, below 2^31 (tm_dims_ok bounds the operands). */
-    int T = 0;
-    for (int64_t u = blockIdx.x; u < nu; u += G)
-        T += td_unit<false>(p, tail, ntm, ntn, u, &m0, &n0, &k0, &C, &ldo, &off, &beta);
+    const int KT = (int)((p.k + BK - 1) / BK);
     if (tid == 0) {
         for (int s = 0; s < S; ++s) {
             tm_bar_init(full0 + 8 * s, 1);
@@ -166,76 +122,68 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
         tm_fence_init();
         tm_prefetch_map(&tmA);
         tm_prefetch_map(&tmB);
-        cur = td_src_of<AKC, BKC>(p, tail, ntm, ntn, blockIdx.x);
-        pkt = 0;
     }
     __syncthreads(); /* the only block-wide barrier */
     unsigned fph = 0, eph = (1u << S) - 1u;
 
-    /* Warp 0: the cursor's k-tile into stage st, once its previous fill is read (freed: a
-     * probe said so); one lane (elect.sync) issues the copies and moves on. In a
-     * one-thread branch (tid == 0) ptxas wrapped the TMA issue in a loop whose waits included
-     * all of warp 0's pending DMMA results; in a warp-uniform branch it does not
-     * (perf/results/h200/dgemm-tma-warp0/). */
-    auto produce = [&](int st, unsigned freed = 0) {
-        if (!freed) tm_wait(empty0 + 8 * st, (eph >> st) & 1u);
-        eph ^= 1u << st;
-        __syncwarp(); /* converged for elect.sync; the cursor's last update visible */
-        if (!tm_elect_one()) return;
-        tm_arrive_tx(full0 + 8 * st, AB + BB);
-        const int k = cur.k0 + pkt * BK, pm = cur.m0, pn = cur.n0;
-        if (AKC)
-            tm_copy2d(sa + st * AB, &tmA, k, pm, full0 + 8 * st);
-        else
-            tm_copy2d(sa + st * AB, &tmA, pm, k, full0 + 8 * st);
-        if (BKC)
-            tm_copy2d(sb + st * BB, &tmB, k, pn, full0 + 8 * st);
-        else
-            tm_copy2d(sb + st * BB, &tmB, pn, k, full0 + 8 * st);
-        if (++pkt == cur.KT) {
-            cur = nxt;
-            pkt = 0;
-        }
-    };
-    if (warp == 0) {
-#pragma unroll
-        for (int j = 0; j < D; ++j)
-            if (j < T) produce(j);
-    }
-    __syncwarp();
-
-    double acc[MI][NI][4];
-    double a0[MI][4], a1[MI][4], b0[NI][2], b1[NI][2];
-    /* The 16 mma of one k step on fragment set (a, b). */
-    auto mma = [&](const double (&a)[MI][4], const double (&b)[NI][2]) {
-#pragma unroll
-        for (int mi = 0; mi < MI; ++mi)
-#pragma unroll
-            for (int ni = 0; ni < NI; ++ni) tc_mma_f64<2>(acc[mi][ni], a[mi], b[ni]);
-    };
-    /* Every thread: until stage 0 holds the block's k-tile 0 (then converged for mma.sync). */
-    tm_wait(full0, fph & 1u);
-    fph ^= 1u;
-    __syncwarp();
-#pragma unroll
-    for (int mi = 0; mi < MI; ++mi) tc_gather_a1_f64<Cfg, AKC, 2>(a0[mi], sA, wm0, mi, 0, lane);
-    tc_gather_b_f64<Cfg, BKC, 2>(b0, sB, wn0, 0, lane);
-
-    int g0 = 0; /* the block's k-tile number of this unit's k-tile 0 */
-    for (int64_t u = blockIdx.x; u < nu; u += G) {
-        if (tid == 0 && u + G < nu) nxt = td_src_of<AKC, BKC>(p, tail, ntm, ntn, u + G);
-        const int KT = td_unit<false>(p, tail, ntm, ntn, u, &m0, &n0, &k0, &C, &ldo, &off,
-                                      &beta);
+    for (int64_t tile = tile0; tile < ntiles; tile += gridDim.x) {
+        int64_t tm, tn;
+        tc_tile_coords(tile, ntm, ntn, &tm, &tn);
+        const int64_t m0 = tm * BM, n0 = tn * BN;
+        double acc[MI][NI][4];
 #pragma unroll
         for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
             for (int ni = 0; ni < NI; ++ni)
 #pragma unroll
                 for (int v = 0; v < 4; ++v) acc[mi][ni][v] = 0.0;
-        /* The unit's k-tile kt in stage cs; unrolled by S below so that every stage offset
-         * is a constant. */
+
+        /* Warp 0: k-tile kt of this tile into stage st, once its previous fill is read; one
+         * lane (elect.sync) issues the copies. In a one-thread branch (tid == 0) ptxas wrapped
+         * the TMA issue in a loop whose waits included all of warp 0's pending DMMA results;
+         * in a warp-uniform branch it does not (perf/results/h200/dgemm-tma-warp0/). */
+        auto produce = [&](int st, int kt) {
+            tm_wait(empty0 + 8 * st, (eph >> st) & 1u);
+            eph ^= 1u << st;
+            __syncwarp(); /* converged for elect.sync */
+            if (!tm_elect_one()) return;
+            tm_arrive_tx(full0 + 8 * st, AB + BB);
+            const int k = k0 + kt * BK;
+            if (AKC)
+                tm_copy2d(sa + st * AB, &tmA, k, (int)m0, full0 + 8 * st);
+            else
+                tm_copy2d(sa + st * AB, &tmA, (int)m0, k, full0 + 8 * st);
+            if (BKC)
+                tm_copy2d(sb + st * BB, &tmB, k, (int)n0, full0 + 8 * st);
+            else
+                tm_copy2d(sb + st * BB, &tmB, (int)n0, k, full0 + 8 * st);
+        };
+        if (warp == 0) {
+#pragma unroll
+            for (int j = 0; j < D; ++j)
+                if (j < KT) produce(j, j);
+        }
+        __syncwarp();
+
+        double a0[MI][4], a1[MI][4], b0[NI][2], b1[NI][2];
+        /* The 16 mma of one k step on fragment set (a, b). */
+        auto mma = [&](const double (&a)[MI][4], const double (&b)[NI][2]) {
+#pragma unroll
+            for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+                for (int ni = 0; ni < NI; ++ni) tc_mma_f64<2>(acc[mi][ni], a[mi], b[ni]);
+        };
+        /* Every thread: until stage 0 holds k-tile 0 (then converged for mma.sync). */
+        tm_wait(full0, fph & 1u);
+        fph ^= 1u;
+        __syncwarp();
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi) tc_gather_a1_f64<Cfg, AKC, 2>(a0[mi], sA, wm0, mi, 0, lane);
+        tc_gather_b_f64<Cfg, BKC, 2>(b0, sB, wn0, 0, lane);
+        /* One k-tile in stage cs; unrolled by S below so that every stage offset is a
+         * constant. */
         auto ktile = [&](int kt, int cs) {
-            const int ns = (cs + 1) % S, fs = (cs + D) % S, g = g0 + kt;
+            const int ns = (cs + 1) % S, fs = (cs + D) % S;
             const double *cA = sA + cs * AE, *cB = sB + cs * BE;
             const double *nA = sA + ns * AE, *nB = sB + ns * BE;
             /* step 0: step 1's fragments (the last reads of stage cs), then the mma */
@@ -243,21 +191,12 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
             for (int mi = 0; mi < MI; ++mi)
                 tc_gather_a1_f64<Cfg, AKC, 2>(a1[mi], cA, wm0, mi, 8, lane);
             tc_gather_b_f64<Cfg, BKC, 2>(b1, cB, wn0, 8, lane);
-            /* Probes of the barriers step 1 waits on (k-tile g + 1 landed; with 4 stages,
-             * for warp 0, stage fs released): their answers return during the mma. */
-            const unsigned more = g + 1 < T;
-            const unsigned fpar = ((fph >> ns) & 1u) ^ (more ^ 1u);
-            const unsigned landed = PROBE ? tm_test(full0 + 8 * ns, fpar) : 0u;
-            const bool refill = warp == 0 && g + D < T;
-            const unsigned freed = PROBE && !REFILL0 && refill
-                                       ? tm_test(empty0 + 8 * fs, (eph >> fs) & 1u)
-                                       : 0u;
             if (REFILL0) {
-                if (refill) produce(fs);
+                if (warp == 0 && kt + D < KT) produce(fs, kt + D);
                 __syncwarp();
             }
             mma(a0, b0);
-            /* step 1: release stage cs, refill, wait for k-tile g + 1 (past the last one a
+            /* step 1: release stage cs, refill, wait for k-tile kt + 1 (past the last one a
              * wait on the phase before, complete at once), its step 0 fragments, the mma.
              * The fence orders this thread's reads of stage cs before the TMA that refills
              * it (async proxy): without it the arrival went out while a load just issued had
@@ -266,10 +205,11 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
             wg_fence_proxy_async();
             tm_arrive(empty0 + 8 * cs);
             if (!REFILL0) {
-                if (refill) produce(fs, freed);
+                if (warp == 0 && kt + D < KT) produce(fs, kt + D);
                 __syncwarp();
             }
-            if (!landed) tm_wait(full0 + 8 * ns, fpar);
+            const unsigned more = kt + 1 < KT;
+            tm_wait(full0 + 8 * ns, ((fph >> ns) & 1u) ^ (more ^ 1u));
             fph ^= more << ns;
             __syncwarp();
 #pragma unroll
@@ -278,13 +218,12 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
             tc_gather_b_f64<Cfg, BKC, 2>(b0, nB, wn0, 0, lane);
             mma(a1, b1);
         };
-        tc_in_rounds_from<S>(g0 % S, KT, ktile);
-        g0 += KT;
+        tc_in_rounds<S>(KT, ktile);
 
         /* Epilogue: rung 12's (tc_store_c), every tile at its own place (no edge shift: TMA
-         * zero-filled what lies outside the matrix). */
-        td_unit<true>(p, tail, ntm, ntn, u, &m0, &n0, &k0, &C, &ldo, &off, &beta);
-        tc_store_c<Cfg>(acc, C - off, ldo, m0, n0, m0, n0, p.m, p.n, p.alpha, beta, wm0, wn0,
+         * zero-filled what lies outside the matrix). A tail slab holds the tile, ld BM. */
+        const int64_t ldo = to_slab ? BM : p.ldc, off = to_slab ? m0 + n0 * BM : 0;
+        tc_store_c<Cfg>(acc, C - off, ldo, m0, n0, m0, n0, p.m, p.n, alpha, beta, wm0, wn0,
                         lane);
     }
 #else
@@ -319,7 +258,7 @@ static cudaError_t td_carveout_once(const void *func, unsigned long long *done) 
 
 /* The launch for operands TMA can copy; *ran = 0 (nothing launched) where the driver refused
  * a tensor map. */
-template <bool AKC, bool BKC, bool PROBE>
+template <bool AKC, bool BKC>
 static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v12000 fn,
                              int *ran, cudaStream_t s) {
     typedef td_cfg Cfg;
@@ -338,29 +277,21 @@ static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v
     *ran = 1;
     const size_t smem = td_smem_bytes(AKC, BKC);
     static unsigned long long smem_set; /* devices whose limit is raised (this kernel) */
-    cudaError_t e = mb_smem_limit_once((const void *)tma_dmma_kernel<AKC, BKC, PROBE>, (int)smem,
+    cudaError_t e = mb_smem_limit_once((const void *)tma_dmma_kernel<AKC, BKC>, (int)smem,
                                        &smem_set);
     if (e != cudaSuccess) return e;
     /* Two blocks of up to 106 KB per SM need the largest shared-memory carveout (228 KB):
      * asked for, not left to the driver's choice. */
     static unsigned long long carve_set;
-    e = td_carveout_once((const void *)tma_dmma_kernel<AKC, BKC, PROBE>, &carve_set);
+    e = td_carveout_once((const void *)tma_dmma_kernel<AKC, BKC>, &carve_set);
     if (e != cudaSuccess) return e;
     /* Rung 12's plan for its big tile (tc_gemm_launch_s): the same tail split, so the same
      * sums in the same order. */
     const int64_t tiles = mb_cdiv(p->m, Cfg::BM) * mb_cdiv(p->n, Cfg::BN);
     const mb_tail tail = mb_tail_plan(p, tiles, Cfg::MIN_BLOCKS, Cfg::BK,
                                       (int64_t)Cfg::BM * Cfg::BN, sizeof(double));
-    int64_t blocks = tail.t0 + (tiles - tail.t0) * tail.S;
-    const char *pe = getenv("MB_TD_PERSIST"); /* EXPERIMENT: 1 persistent blocks */
-    if (pe && atoi(pe) && mb_cdiv(p->k, Cfg::BK) >= td_ring<AKC>::D) {
-        int sms = 132;
-        e = mb_device_info(&sms, NULL);
-        if (e != cudaSuccess) return e;
-        const int64_t slots = (int64_t)Cfg::MIN_BLOCKS * sms;
-        if (blocks > slots) blocks = slots;
-    }
-    tma_dmma_kernel<AKC, BKC, PROBE><<<mb_grid_dim(blocks, MB_GRID_X_MAX), TD_THREADS, smem, s>>>(
+    const int64_t blocks = tail.t0 + (tiles - tail.t0) * tail.S;
+    tma_dmma_kernel<AKC, BKC><<<mb_grid_dim(blocks, MB_GRID_X_MAX), TD_THREADS, smem, s>>>(
         ma, mb, *p, tail);
     e = cudaGetLastError();
     if (e == cudaSuccess && tail.S > 1) {
@@ -380,12 +311,10 @@ static cudaError_t td_run(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v120
                           cudaStream_t s) {
     int ran = 0;
     /* A is K-contiguous when transposed; B is K-contiguous when not. */
-    const char *ev = getenv("MB_TD_PROBE"); /* EXPERIMENT: 1 probes, 0 as before */
-    const int v = ev ? atoi(ev) : 0;
-#define TD_L(a, b) (v ? td_launch<a, b, true>(p, fn, &ran, s) : td_launch<a, b, false>(p, fn, &ran, s))
-    const cudaError_t e = p->transa ? (p->transb ? TD_L(true, false) : TD_L(true, true))
-                                    : (p->transb ? TD_L(false, false) : TD_L(false, true));
-#undef TD_L
+    const cudaError_t e = p->transa ? (p->transb ? td_launch<true, false>(p, fn, &ran, s)
+                                                 : td_launch<true, true>(p, fn, &ran, s))
+                                    : (p->transb ? td_launch<false, false>(p, fn, &ran, s)
+                                                 : td_launch<false, true>(p, fn, &ran, s));
     return ran ? e : mb_dgemm_dmma(p, s);
 }
 

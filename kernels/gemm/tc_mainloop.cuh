@@ -361,32 +361,20 @@ __device__ __forceinline__ void tc_mainloop_f64_lean(double (&acc)[Cfg::MI][Cfg:
     }
 }
 
-/* step(kt, stage) for kt in [0, KT), k-tile kt in stage (R + kt) % S: whole rounds of S
- * k-tiles with no test between them (every stage offset a constant), then the last KT % S.
- * The FP64 loops of rungs 12 and 14 run so: on such a straight line ptxas keeps the DMMA
- * results on one scoreboard (tc_mainloop_f64_xmma). */
-template <int S, int R = 0, class I, class F>
+/* step(kt, stage) for kt in [0, KT), k-tile kt in stage kt % S: whole rounds of S k-tiles with
+ * no test between them (every stage offset a constant), then the last KT % S. The FP64 loops
+ * of rungs 12 and 14 run so: on such a straight line ptxas keeps the DMMA results on one
+ * scoreboard (tc_mainloop_f64_xmma). */
+template <int S, class I, class F>
 __device__ __forceinline__ void tc_in_rounds(I KT, F &&step) {
     I kt = 0;
     for (; kt + S <= KT; kt += S) {
 #pragma unroll
-        for (int j = 0; j < S; ++j) step(kt + j, (R + j) % S);
+        for (int j = 0; j < S; ++j) step(kt + j, j);
     }
 #pragma unroll
     for (int j = 0; j < S - 1; ++j)
-        if (kt + j < KT) step(kt + j, (R + j) % S);
-}
-/* The same with k-tile 0 in stage r (0 <= r < S, known at run time): the copy of the loop
- * unrolled from stage r. */
-template <int S, int R = 0, class I, class F>
-__device__ __forceinline__ void tc_in_rounds_from(int r, I KT, F &&step) {
-    if constexpr (R + 1 < S) {
-        if (r != R) {
-            tc_in_rounds_from<S, R + 1>(r, KT, step);
-            return;
-        }
-    }
-    tc_in_rounds<S, R>(KT, step);
+        if (kt + j < KT) step(kt + j, j);
 }
 
 /* FP64 main loop with TC_PIPE_XMMA, for the big and deep tiles wholly inside the matrix, k a

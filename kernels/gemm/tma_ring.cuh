@@ -93,21 +93,6 @@ __device__ __forceinline__ void tm_wait(unsigned bar, unsigned parity) {
     } while (!done);
 #endif
 }
-/* Whether the phase of parity `parity` has completed, without waiting (acquire when it has).
- * Its answer takes a round trip to the barrier; issued early, it returns while the warp does
- * other work, and a later tm_wait only where it said no. */
-__device__ __forceinline__ unsigned tm_test(unsigned bar, unsigned parity) {
-    unsigned done = 0;
-#if WG_SM90A
-    asm volatile("{\n.reg .pred p;\n"
-                 "mbarrier.test_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-                 "selp.u32 %0, 1, 0, p;\n}\n"
-                 : "=r"(done)
-                 : "r"(bar), "r"(parity)
-                 : "memory");
-#endif
-    return done;
-}
 /* One box of a 2-D tensor map at element coordinates (c0 inner, c1 outer) into shared dst;
  * its bytes complete_tx on bar. */
 __device__ __forceinline__ void tm_copy2d(unsigned dst, const CUtensorMap *map, int c0, int c1,
