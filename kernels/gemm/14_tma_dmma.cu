@@ -27,7 +27,6 @@
  * n by layout; 2047^3 NN 1.04x cuBLAS DGEMM): auto takes it at both; 0.95-0.98x rung 12's
  * speed from 2048^3 to 8192^3. Built for sm_90a only; dispatch requires cc 9.0.
  */
-#include <stdlib.h>
 #include "tma_ring.cuh"
 
 extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s);
@@ -79,7 +78,7 @@ static_assert(2 * (td_smem_bytes(true, true) + 1024) <= 228 * 1024 &&
  * 12, ptxas then tracks the DMMA results on one scoreboard with counted waits (the
  * interleaved order spread them over six, shared with the fragment loads; perf/sass_loop.py).
  * ------------------------------------------------------------------------------------- */
-template <bool AKC, bool BKC, bool EPI>
+template <bool AKC, bool BKC>
 __global__ void __launch_bounds__(TD_THREADS, 2)
     tma_dmma_kernel(const __grid_constant__ CUtensorMap tmA,
                     const __grid_constant__ CUtensorMap tmB, mb_gemm_args p, mb_tail tail) {
@@ -224,19 +223,8 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
         /* Epilogue: rung 12's (tc_store_c), every tile at its own place (no edge shift: TMA
          * zero-filled what lies outside the matrix). A tail slab holds the tile, ld BM. */
         const int64_t ldo = to_slab ? BM : p.ldc, off = to_slab ? m0 + n0 * BM : 0;
-        if (EPI) {
-            tc_store_c<Cfg>(acc, C - off, ldo, m0, n0, m0, n0, p.m, p.n, alpha, beta, wm0, wn0,
-                            lane);
-        } else { /* EXPERIMENT: no stores (C wrong), the sums kept */
-            double t = 0.0;
-#pragma unroll
-            for (int mi = 0; mi < MI; ++mi)
-#pragma unroll
-                for (int ni = 0; ni < NI; ++ni)
-#pragma unroll
-                    for (int v = 0; v < 4; ++v) t += acc[mi][ni][v];
-            if (t == 1.2345e-300) C[m0 + lane] = t;
-        }
+        tc_store_c<Cfg>(acc, C - off, ldo, m0, n0, m0, n0, p.m, p.n, alpha, beta, wm0, wn0,
+                        lane);
     }
 #else
     /* Not built for sm_90a: never launched (dispatch requires a compute capability 9.0 GPU,
@@ -270,7 +258,7 @@ static cudaError_t td_carveout_once(const void *func, unsigned long long *done) 
 
 /* The launch for operands TMA can copy; *ran = 0 (nothing launched) where the driver refused
  * a tensor map. */
-template <bool AKC, bool BKC, bool EPI>
+template <bool AKC, bool BKC>
 static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v12000 fn,
                              int *ran, cudaStream_t s) {
     typedef td_cfg Cfg;
@@ -289,13 +277,13 @@ static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v
     *ran = 1;
     const size_t smem = td_smem_bytes(AKC, BKC);
     static unsigned long long smem_set; /* devices whose limit is raised (this kernel) */
-    cudaError_t e = mb_smem_limit_once((const void *)tma_dmma_kernel<AKC, BKC, EPI>, (int)smem,
+    cudaError_t e = mb_smem_limit_once((const void *)tma_dmma_kernel<AKC, BKC>, (int)smem,
                                        &smem_set);
     if (e != cudaSuccess) return e;
     /* Two blocks of up to 106 KB per SM need the largest shared-memory carveout (228 KB):
      * asked for, not left to the driver's choice. */
     static unsigned long long carve_set;
-    e = td_carveout_once((const void *)tma_dmma_kernel<AKC, BKC, EPI>, &carve_set);
+    e = td_carveout_once((const void *)tma_dmma_kernel<AKC, BKC>, &carve_set);
     if (e != cudaSuccess) return e;
     /* Rung 12's plan for its big tile (tc_gemm_launch_s): the same tail split, so the same
      * sums in the same order. */
@@ -303,7 +291,7 @@ static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v
     const mb_tail tail = mb_tail_plan(p, tiles, Cfg::MIN_BLOCKS, Cfg::BK,
                                       (int64_t)Cfg::BM * Cfg::BN, sizeof(double));
     const int64_t blocks = tail.t0 + (tiles - tail.t0) * tail.S;
-    tma_dmma_kernel<AKC, BKC, EPI><<<mb_grid_dim(blocks, MB_GRID_X_MAX), TD_THREADS, smem, s>>>(
+    tma_dmma_kernel<AKC, BKC><<<mb_grid_dim(blocks, MB_GRID_X_MAX), TD_THREADS, smem, s>>>(
         ma, mb, *p, tail);
     e = cudaGetLastError();
     if (e == cudaSuccess && tail.S > 1) {
@@ -323,12 +311,10 @@ static cudaError_t td_run(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v120
                           cudaStream_t s) {
     int ran = 0;
     /* A is K-contiguous when transposed; B is K-contiguous when not. */
-    const char *ev = getenv("MB_TD_NOEPI"); /* EXPERIMENT: 1 skips the stores */
-    const int v = ev ? atoi(ev) : 0;
-#define TD_L(a, b) (v ? td_launch<a, b, false>(p, fn, &ran, s) : td_launch<a, b, true>(p, fn, &ran, s))
-    const cudaError_t e = p->transa ? (p->transb ? TD_L(true, false) : TD_L(true, true))
-                                    : (p->transb ? TD_L(false, false) : TD_L(false, true));
-#undef TD_L
+    const cudaError_t e = p->transa ? (p->transb ? td_launch<true, false>(p, fn, &ran, s)
+                                                 : td_launch<true, true>(p, fn, &ran, s))
+                                    : (p->transb ? td_launch<false, false>(p, fn, &ran, s)
+                                                 : td_launch<false, true>(p, fn, &ran, s));
     return ran ? e : mb_dgemm_dmma(p, s);
 }
 
