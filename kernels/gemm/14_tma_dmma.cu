@@ -55,8 +55,6 @@ static constexpr size_t td_smem_bytes(bool akc, bool bkc) {
 static_assert(td_cfg::a_elems(true) * 8 % 128 == 0 && td_cfg::a_elems(false) * 8 % 128 == 0 &&
                   td_cfg::b_elems(true) * 8 % 128 == 0 && td_cfg::b_elems(false) * 8 % 128 == 0,
               "TMA destinations 128-byte aligned");
-static_assert(td_cfg::BM * td_cfg::BN <= 3 * (td_cfg::a_elems(true) + td_cfg::b_elems(false)),
-              "the C tile fits in the ring");
 static_assert(2 * (td_smem_bytes(true, true) + 1024) <= 228 * 1024 &&
                   2 * (td_smem_bytes(false, true) + 1024) <= 228 * 1024,
               "two blocks per SM");
@@ -83,9 +81,7 @@ static_assert(2 * (td_smem_bytes(true, true) + 1024) <= 228 * 1024 &&
 template <bool AKC, bool BKC>
 __global__ void __launch_bounds__(TD_THREADS, 2)
     tma_dmma_kernel(const __grid_constant__ CUtensorMap tmA,
-                    const __grid_constant__ CUtensorMap tmB,
-                    const __grid_constant__ CUtensorMap tmC, int cstore, mb_gemm_args p,
-                    mb_tail tail) {
+                    const __grid_constant__ CUtensorMap tmB, mb_gemm_args p, mb_tail tail) {
 #if WG_SM90A
     typedef td_cfg Cfg;
     constexpr int S = td_ring<AKC>::S, D = td_ring<AKC>::D, MI = Cfg::MI, NI = Cfg::NI;
@@ -224,43 +220,17 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
         };
         tc_in_rounds<S>(KT, ktile);
 
-        /* Epilogue, every tile at its own place (no edge shift: TMA zero-filled what lies
-         * outside the matrix). With beta = 0 (cstore) the tile goes to shared memory (the
-         * ring's first 64 KB, once every warp is past its last reads of the ring) and one
-         * TMA store writes it (the part inside the matrix); the block is done once the copy
-         * has read shared memory, its writes to C drain while the next blocks compute.
-         * Else rung 12's stores (tc_store_c); a tail slab holds the tile, ld BM. */
-        if (cstore && !to_slab) {
-            double *sC = (double *)td_smem;
-            __syncthreads();
-#pragma unroll
-            for (int mi = 0; mi < MI; ++mi)
-#pragma unroll
-                for (int ni = 0; ni < NI; ++ni)
-#pragma unroll
-                    for (int v = 0; v < 4; ++v)
-                        sC[(wn0 + ni * 8 + 2 * (lane & 3) + (v & 1)) * BM + wm0 + mi * 16 +
-                           8 * (v >> 1) + (lane >> 2)] =
-                            alpha == 1.0 ? acc[mi][ni][v] : alpha * acc[mi][ni][v];
-            wg_fence_proxy_async();
-            __syncthreads();
-            if (tid == 0) {
-                tm_store2d(&tmC, (int)m0, (int)n0, sa);
-                tm_store_read(); /* before the block exits or refills the ring */
-            }
-        } else {
-            const int64_t ldo = to_slab ? BM : p.ldc, off = to_slab ? m0 + n0 * BM : 0;
-            tc_store_c<Cfg>(acc, C - off, ldo, m0, n0, m0, n0, p.m, p.n, alpha, beta, wm0,
-                            wn0, lane);
-        }
+        /* Epilogue: rung 12's (tc_store_c), every tile at its own place (no edge shift: TMA
+         * zero-filled what lies outside the matrix). A tail slab holds the tile, ld BM. */
+        const int64_t ldo = to_slab ? BM : p.ldc, off = to_slab ? m0 + n0 * BM : 0;
+        tc_store_c<Cfg>(acc, C - off, ldo, m0, n0, m0, n0, p.m, p.n, alpha, beta, wm0, wn0,
+                        lane);
     }
 #else
     /* Not built for sm_90a: never launched (dispatch requires a compute capability 9.0 GPU,
      * where the sm_90a code is loaded). Fail loudly rather than return garbage. */
     (void)tmA;
     (void)tmB;
-    (void)tmC;
-    (void)cstore;
     (void)p;
     (void)tail;
 #ifdef __CUDA_ARCH__
@@ -304,11 +274,6 @@ static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v
              : tm_map(fn, &mb, p->B, p->n, p->k, p->ldb, Cfg::LD_BN, Cfg::BK, f64)) !=
             cudaSuccess)
         return cudaSuccess;
-    /* C through TMA stores where beta = 0 and TMA can write it (else the map is not used) */
-    CUtensorMap mc = ma;
-    const int cstore = p->beta == 0.0 && tm_operand_ok(p->C, p->ldc, sizeof(double)) &&
-                       tm_map(fn, &mc, p->C, p->m, p->n, p->ldc, Cfg::BM, Cfg::BN, f64) ==
-                           cudaSuccess;
     *ran = 1;
     const size_t smem = td_smem_bytes(AKC, BKC);
     static unsigned long long smem_set; /* devices whose limit is raised (this kernel) */
@@ -327,7 +292,7 @@ static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v
                                       (int64_t)Cfg::BM * Cfg::BN, sizeof(double));
     const int64_t blocks = tail.t0 + (tiles - tail.t0) * tail.S;
     tma_dmma_kernel<AKC, BKC><<<mb_grid_dim(blocks, MB_GRID_X_MAX), TD_THREADS, smem, s>>>(
-        ma, mb, mc, cstore, *p, tail);
+        ma, mb, *p, tail);
     e = cudaGetLastError();
     if (e == cudaSuccess && tail.S > 1) {
         const x3g g = {NULL, NULL, NULL, NULL, Cfg::BM, Cfg::BN}; /* no range guard */

@@ -104,24 +104,6 @@ __device__ __forceinline__ void tm_copy2d(unsigned dst, const CUtensorMap *map, 
                  : "memory");
 #endif
 }
-/* The reverse: the box at (c0, c1) from shared src into the tensor (only what lies inside it
- * is written), in the issuing thread's bulk async-group; the threads that wrote src fence
- * the async proxy (wg_fence_proxy_async) and meet before. tm_store_read waits until the
- * group's copies have read shared memory (src may then be reused or the block exit; the
- * writes to global memory complete by themselves). */
-__device__ __forceinline__ void tm_store2d(const CUtensorMap *map, int c0, int c1, unsigned src) {
-#if WG_SM90A
-    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n"
-                 "cp.async.bulk.commit_group;\n" ::"l"((uint64_t)map),
-                 "r"(c0), "r"(c1), "r"(src)
-                 : "memory");
-#endif
-}
-__device__ __forceinline__ void tm_store_read() {
-#if WG_SM90A
-    asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
-#endif
-}
 __device__ __forceinline__ void tm_prefetch_map(const CUtensorMap *map) {
 #if WG_SM90A
     asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)map) : "memory");
