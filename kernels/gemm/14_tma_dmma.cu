@@ -27,7 +27,6 @@
  * n by layout; 2047^3 NN 1.04x cuBLAS DGEMM): auto takes it at both; 0.95-0.98x rung 12's
  * speed from 2048^3 to 8192^3. Built for sm_90a only; dispatch requires cc 9.0.
  */
-#include <stdlib.h>
 #include "tma_ring.cuh"
 
 extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s);
@@ -82,19 +81,8 @@ static_assert(2 * (td_smem_bytes(true, true) + 1024) <= 228 * 1024 &&
 template <bool AKC, bool BKC>
 __global__ void __launch_bounds__(TD_THREADS, 2)
     tma_dmma_kernel(const __grid_constant__ CUtensorMap tmA,
-                    const __grid_constant__ CUtensorMap tmB, mb_gemm_args p, mb_tail tail,
-                    int64_t lag_lo, int64_t lag_hi, unsigned lag_ns) {
+                    const __grid_constant__ CUtensorMap tmB, mb_gemm_args p, mb_tail tail) {
 #if WG_SM90A
-    /* EXPERIMENT: blocks lag_lo .. lag_hi - 1 (the first wave's second block on each SM)
-     * start lag_ns later, so that the two blocks of an SM store C at different times. */
-    if ((int64_t)blockIdx.x >= lag_lo && (int64_t)blockIdx.x < lag_hi) {
-        uint64_t t0, t;
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-        do {
-            __nanosleep(256);
-            asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-        } while (t - t0 < lag_ns);
-    }
     typedef td_cfg Cfg;
     constexpr int S = td_ring<AKC>::S, D = td_ring<AKC>::D, MI = Cfg::MI, NI = Cfg::NI;
     constexpr bool REFILL0 = td_ring<AKC>::REFILL0;
@@ -245,9 +233,6 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
     (void)tmB;
     (void)p;
     (void)tail;
-    (void)lag_lo;
-    (void)lag_hi;
-    (void)lag_ns;
 #ifdef __CUDA_ARCH__
     __trap();
 #endif
@@ -306,13 +291,8 @@ static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v
     const mb_tail tail = mb_tail_plan(p, tiles, Cfg::MIN_BLOCKS, Cfg::BK,
                                       (int64_t)Cfg::BM * Cfg::BN, sizeof(double));
     const int64_t blocks = tail.t0 + (tiles - tail.t0) * tail.S;
-    const char *ev = getenv("MB_TD_LAG_NS"); /* EXPERIMENT */
-    const unsigned lag = ev ? (unsigned)atoi(ev) : 0u;
-    int sms = 132;
-    e = mb_device_info(&sms, NULL);
-    if (e != cudaSuccess) return e;
     tma_dmma_kernel<AKC, BKC><<<mb_grid_dim(blocks, MB_GRID_X_MAX), TD_THREADS, smem, s>>>(
-        ma, mb, *p, tail, lag ? sms : 0, lag ? 2 * (int64_t)sms : 0, lag);
+        ma, mb, *p, tail);
     e = cudaGetLastError();
     if (e == cudaSuccess && tail.S > 1) {
         const x3g g = {NULL, NULL, NULL, NULL, Cfg::BM, Cfg::BN}; /* no range guard */
