@@ -30,62 +30,6 @@
 __device__ __forceinline__ double tc_fma(double a, double b, double c) { return __fma_rn(a, b, c); }
 __device__ __forceinline__ float tc_fma(float a, float b, float c) { return __fmaf_rn(a, b, c); }
 
-/* FP64 tiles wholly inside C and owned, C 16-byte aligned with ldc even: lanes 4 apart
- * (rows g and g ^ 1 of the fragment, the same columns) swap one value of each row pair with
- * a shuffle, so that each holds two consecutive rows of one column and stores them as one
- * 16-byte pair: a warp's store covers 8 columns of 8 rows, half the store instructions of
- * the path below, as cuBLAS's kernel of this tile stores (its fragments hold such pairs
- * already). The same values as that path, in the same operations. */
-template <class Cfg>
-__device__ __forceinline__ void tc_store_c_pairs(const double (&acc)[Cfg::MI][Cfg::NI][4],
-                                                 double *C, int64_t ldc, int64_t m0, int64_t n0,
-                                                 double alpha, double beta, int wm0, int wn0,
-                                                 int lane) {
-    constexpr int MI = Cfg::MI, NI = Cfg::NI;
-    const int g = lane >> 2, odd = g & 1;
-    /* this lane's column of each 8-column block, and the first of its two rows */
-    double *const cb = C + (m0 + wm0 + 2 * (g >> 1)) + (n0 + wn0 + 2 * (lane & 3) + odd) * ldc;
-    /* rows (2h, 2h + 1) of the lane's column from fragment values x0, x1 (row g, columns
-     * 2t and 2t + 1): the even lane keeps column 2t, the odd one column 2t + 1 */
-    auto pair = [&](double x0, double x1) {
-        const double got = __shfl_xor_sync(0xffffffffu, odd ? x0 : x1, 4);
-        return odd ? make_double2(got, x1) : make_double2(x0, got);
-    };
-#pragma unroll
-    for (int mi = 0; mi < MI; ++mi) {
-        double2 v[NI][2], c[NI][2];
-#pragma unroll
-        for (int ni = 0; ni < NI; ++ni)
-#pragma unroll
-            for (int h = 0; h < 2; ++h) v[ni][h] = pair(acc[mi][ni][2 * h], acc[mi][ni][2 * h + 1]);
-        double2 *dst[NI][2];
-#pragma unroll
-        for (int ni = 0; ni < NI; ++ni)
-#pragma unroll
-            for (int h = 0; h < 2; ++h) dst[ni][h] = (double2 *)(cb + mi * 16 + 8 * h + ni * 8 * ldc);
-        if (beta == 0.0) {
-#pragma unroll
-            for (int ni = 0; ni < NI; ++ni)
-#pragma unroll
-                for (int h = 0; h < 2; ++h)
-                    *dst[ni][h] = alpha == 1.0 ? v[ni][h]
-                                               : make_double2(alpha * v[ni][h].x, alpha * v[ni][h].y);
-            continue;
-        }
-        /* the strip's C pairs all loaded before any store (as below) */
-#pragma unroll
-        for (int ni = 0; ni < NI; ++ni)
-#pragma unroll
-            for (int h = 0; h < 2; ++h) c[ni][h] = *dst[ni][h];
-#pragma unroll
-        for (int ni = 0; ni < NI; ++ni)
-#pragma unroll
-            for (int h = 0; h < 2; ++h)
-                *dst[ni][h] = make_double2(tc_fma(alpha, v[ni][h].x, beta * c[ni][h].x),
-                                           tc_fma(alpha, v[ni][h].y, beta * c[ni][h].y));
-    }
-}
-
 template <class Cfg>
 __device__ __forceinline__ void tc_store_c(const typename Cfg::T (&acc)[Cfg::MI][Cfg::NI][4],
                                            typename Cfg::T *C, int64_t ldc, int64_t m0,
@@ -95,12 +39,6 @@ __device__ __forceinline__ void tc_store_c(const typename Cfg::T (&acc)[Cfg::MI]
     typedef typename Cfg::T T;
     constexpr int MI = Cfg::MI, NI = Cfg::NI;
     if (r0 == m0 && c0 == n0 && m0 + Cfg::BM <= m && n0 + Cfg::BN <= n) {
-        if constexpr (sizeof(T) == 8) {
-            if ((uintptr_t)C % 16 == 0 && ldc % 2 == 0) {
-                tc_store_c_pairs<Cfg>(acc, C, ldc, m0, n0, alpha, beta, wm0, wn0, lane);
-                return;
-            }
-        }
         /* element (mi, ni, v) at row mi * 16 + 8 (v >> 1), column 2 ni + (v & 1) of cb */
         T *cb = C + (m0 + wm0 + (lane >> 2)) + (n0 + wn0 + 2 * (lane & 3)) * ldc;
         T *col[NI][2];
