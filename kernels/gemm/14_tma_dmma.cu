@@ -138,7 +138,7 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
     int k0 = 0; /* first k of this block's slice (k < 2^31 - 1024: tm_dims_ok) */
     double *C = (double *)p.C;
     bool to_slab = false;
-    if (!MC && (int64_t)blockIdx.x >= tail.t0) { /* MC: no tail split */
+    if ((int64_t)blockIdx.x >= tail.t0) {
         const int64_t j = blockIdx.x - tail.t0, rem = ntiles - tail.t0;
         const int s = (int)(j / rem);
         tile0 = tail.t0 + j % rem;
