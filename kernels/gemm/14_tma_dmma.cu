@@ -27,46 +27,7 @@
  * n by layout; 2047^3 NN 1.04x cuBLAS DGEMM): auto takes it at both; 0.95-0.98x rung 12's
  * speed from 2048^3 to 8192^3. Built for sm_90a only; dispatch requires cc 9.0.
  */
-#include <stdlib.h>
 #include "tma_ring.cuh"
-
-/* EXPERIMENT: clusters of 2 blocks along n sharing A's box by TMA multicast. */
-__device__ __forceinline__ void td_copy2d_mc(unsigned dst, const CUtensorMap *map, int c0, int c1,
-                                             unsigned bar, unsigned short mask) {
-#if WG_SM90A
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
-                 ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
-                 "l"((uint64_t)map), "r"(c0), "r"(c1), "r"(bar), "h"(mask)
-                 : "memory");
-#endif
-}
-__device__ __forceinline__ void td_arrive_remote(unsigned cluster_bar) {
-#if WG_SM90A
-    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(
-                     cluster_bar)
-                 : "memory");
-#endif
-}
-__device__ __forceinline__ void td_wait_cluster(unsigned bar, unsigned parity) {
-#if WG_SM90A
-    unsigned done;
-    do {
-        asm volatile("{\n.reg .pred p;\n"
-                     "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
-                     "selp.u32 %0, 1, 0, p;\n}\n"
-                     : "=r"(done)
-                     : "r"(bar), "r"(parity)
-                     : "memory");
-    } while (!done);
-#endif
-}
-__device__ __forceinline__ unsigned td_cluster_rank() {
-    unsigned r = 0;
-#if WG_SM90A
-    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
-#endif
-    return r;
-}
 
 extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s);
 
@@ -117,7 +78,7 @@ static_assert(2 * (td_smem_bytes(true, true) + 1024) <= 228 * 1024 &&
  * 12, ptxas then tracks the DMMA results on one scoreboard with counted waits (the
  * interleaved order spread them over six, shared with the fragment loads; perf/sass_loop.py).
  * ------------------------------------------------------------------------------------- */
-template <bool AKC, bool BKC, bool MC>
+template <bool AKC, bool BKC>
 __global__ void __launch_bounds__(TD_THREADS, 2)
     tma_dmma_kernel(const __grid_constant__ CUtensorMap tmA,
                     const __grid_constant__ CUtensorMap tmB, mb_gemm_args p, mb_tail tail) {
@@ -128,13 +89,8 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
     constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK;
     constexpr int AE = Cfg::a_elems(AKC), BE = Cfg::b_elems(BKC);
     constexpr unsigned AB = AE * sizeof(double), BB = BE * sizeof(double);
-    const int64_t ntm = (p.m + BM - 1) / BM, ntn = (p.n + BN - 1) / BN;
-    /* MC: a cluster of 2 blocks (ranks 0, 1) computes tiles (tm, 2 tnp) and (tm, 2 tnp + 1);
-     * each loads half of A's box and multicasts it to both. Tiles here: pairs. */
-    const int64_t ntnp = MC ? (ntn + 1) / 2 : ntn, ntiles = ntm * ntnp;
-    const unsigned rank = MC ? td_cluster_rank() : 0u;
-    int64_t tile0 = MC ? blockIdx.x >> 1 : blockIdx.x;
-    const int64_t tstep = MC ? gridDim.x >> 1 : gridDim.x;
+    const int64_t ntm = (p.m + BM - 1) / BM, ntn = (p.n + BN - 1) / BN, ntiles = ntm * ntn;
+    int64_t tile0 = blockIdx.x;
     int k0 = 0; /* first k of this block's slice (k < 2^31 - 1024: tm_dims_ok) */
     double *C = (double *)p.C;
     bool to_slab = false;
@@ -161,23 +117,18 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
     if (tid == 0) {
         for (int s = 0; s < S; ++s) {
             tm_bar_init(full0 + 8 * s, 1);
-            tm_bar_init(empty0 + 8 * s, TD_THREADS + (MC ? TD_THREADS / 32 : 0));
+            tm_bar_init(empty0 + 8 * s, TD_THREADS);
         }
         tm_fence_init();
         tm_prefetch_map(&tmA);
         tm_prefetch_map(&tmB);
     }
-    if (MC)
-        tm_cluster_sync(); /* both blocks' barriers initialised before any multicast */
-    else
-        __syncthreads(); /* the only block-wide barrier */
-    const unsigned peer_empty0 = MC ? tm_mapa(empty0, rank ^ 1u) : 0u;
+    __syncthreads(); /* the only block-wide barrier */
     unsigned fph = 0, eph = (1u << S) - 1u;
 
-    for (int64_t tile = tile0; tile < ntiles; tile += tstep) {
+    for (int64_t tile = tile0; tile < ntiles; tile += gridDim.x) {
         int64_t tm, tn;
-        tc_tile_coords(tile, ntm, ntnp, &tm, &tn);
-        if (MC) tn = 2 * tn + rank; /* tn == ntn: outside the matrix, B zero, nothing stored */
+        tc_tile_coords(tile, ntm, ntn, &tm, &tn);
         const int64_t m0 = tm * BM, n0 = tn * BN;
         double acc[MI][NI][4];
 #pragma unroll
@@ -192,23 +143,13 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
          * the TMA issue in a loop whose waits included all of warp 0's pending DMMA results;
          * in a warp-uniform branch it does not (perf/results/h200/dgemm-tma-warp0/). */
         auto produce = [&](int st, int kt) {
-            if (MC)
-                td_wait_cluster(empty0 + 8 * st, (eph >> st) & 1u);
-            else
-                tm_wait(empty0 + 8 * st, (eph >> st) & 1u);
+            tm_wait(empty0 + 8 * st, (eph >> st) & 1u);
             eph ^= 1u << st;
             __syncwarp(); /* converged for elect.sync */
             if (!tm_elect_one()) return;
             tm_arrive_tx(full0 + 8 * st, AB + BB);
             const int k = k0 + kt * BK;
-            if (MC) { /* half of A's box (k rows 8 rank.. or m rows 64 rank..) to both */
-                if (AKC)
-                    td_copy2d_mc(sa + st * AB + rank * (AB / 2), &tmA, k, (int)m0 + 64 * (int)rank,
-                                 full0 + 8 * st, (unsigned short)3);
-                else
-                    td_copy2d_mc(sa + st * AB + rank * (AB / 2), &tmA, (int)m0, k + 8 * (int)rank,
-                                 full0 + 8 * st, (unsigned short)3);
-            } else if (AKC)
+            if (AKC)
                 tm_copy2d(sa + st * AB, &tmA, k, (int)m0, full0 + 8 * st);
             else
                 tm_copy2d(sa + st * AB, &tmA, (int)m0, k, full0 + 8 * st);
@@ -263,10 +204,6 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
              * last row tile wrong, test_dgemm_tma_gpu on an H100). */
             wg_fence_proxy_async();
             tm_arrive(empty0 + 8 * cs);
-            if (MC) {
-                __syncwarp();
-                if (lane == 0) td_arrive_remote(peer_empty0 + 8 * cs);
-            }
             if (!REFILL0) {
                 if (warp == 0 && kt + D < KT) produce(fs, kt + D);
                 __syncwarp();
@@ -289,7 +226,6 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
         tc_store_c<Cfg>(acc, C - off, ldo, m0, n0, m0, n0, p.m, p.n, alpha, beta, wm0, wn0,
                         lane);
     }
-    if (MC) tm_cluster_sync(); /* the peer's last remote arrivals land before this block ends */
 #else
     /* Not built for sm_90a: never launched (dispatch requires a compute capability 9.0 GPU,
      * where the sm_90a code is loaded). Fail loudly rather than return garbage. */
@@ -331,15 +267,8 @@ static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v
      * in rung 12's padded layout (tc_config.cuh), rows as wide as the pads. */
     CUtensorMap ma, mb;
     *ran = 0;
-    /* EXPERIMENT: MB_TD_MC=1 runs clusters of 2 along n sharing A (no tail split there). */
-    const int64_t tiles = mb_cdiv(p->m, Cfg::BM) * mb_cdiv(p->n, Cfg::BN);
-    const mb_tail tail = mb_tail_plan(p, tiles, Cfg::MIN_BLOCKS, Cfg::BK,
-                                      (int64_t)Cfg::BM * Cfg::BN, sizeof(double));
-    const char *env = getenv("MB_TD_MC");
-    const bool mc = env && env[0] == '1' && tail.S == 1;
-    const int ah = mc ? 2 : 1; /* A's box: half of it per block of a cluster */
-    if ((AKC ? tm_map(fn, &ma, p->A, p->k, p->m, p->lda, Cfg::LD_K, Cfg::BM / ah, f64)
-             : tm_map(fn, &ma, p->A, p->m, p->k, p->lda, Cfg::LD_AM, Cfg::BK / ah, f64)) !=
+    if ((AKC ? tm_map(fn, &ma, p->A, p->k, p->m, p->lda, Cfg::LD_K, Cfg::BM, f64)
+             : tm_map(fn, &ma, p->A, p->m, p->k, p->lda, Cfg::LD_AM, Cfg::BK, f64)) !=
             cudaSuccess ||
         (BKC ? tm_map(fn, &mb, p->B, p->k, p->n, p->ldb, Cfg::LD_K, Cfg::BN, f64)
              : tm_map(fn, &mb, p->B, p->n, p->k, p->ldb, Cfg::LD_BN, Cfg::BK, f64)) !=
@@ -347,35 +276,22 @@ static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v
         return cudaSuccess;
     *ran = 1;
     const size_t smem = td_smem_bytes(AKC, BKC);
-    static unsigned long long smem_set[2]; /* devices whose limit is raised (this kernel) */
-    const void *kfn = mc ? (const void *)tma_dmma_kernel<AKC, BKC, true>
-                         : (const void *)tma_dmma_kernel<AKC, BKC, false>;
-    cudaError_t e = mb_smem_limit_once(kfn, (int)smem, &smem_set[mc]);
+    static unsigned long long smem_set; /* devices whose limit is raised (this kernel) */
+    cudaError_t e = mb_smem_limit_once((const void *)tma_dmma_kernel<AKC, BKC>, (int)smem,
+                                       &smem_set);
     if (e != cudaSuccess) return e;
     /* Two blocks of up to 106 KB per SM need the largest shared-memory carveout (228 KB):
      * asked for, not left to the driver's choice. */
-    static unsigned long long carve_set[2];
-    e = td_carveout_once(kfn, &carve_set[mc]);
+    static unsigned long long carve_set;
+    e = td_carveout_once((const void *)tma_dmma_kernel<AKC, BKC>, &carve_set);
     if (e != cudaSuccess) return e;
     /* Rung 12's plan for its big tile (tc_gemm_launch_s): the same tail split, so the same
      * sums in the same order. */
-    if (mc) {
-        const int64_t pairs = mb_cdiv(p->m, Cfg::BM) * mb_cdiv(mb_cdiv(p->n, Cfg::BN), 2);
-        cudaLaunchAttribute attr[1];
-        cudaLaunchConfig_t cfg =
-            mb_launch_cfg(attr, dim3(mb_grid_dim(2 * pairs, MB_GRID_X_MAX - 1)),
-                          dim3(TD_THREADS), smem, s, 0);
-        attr[0] = cudaLaunchAttribute{};
-        attr[0].id = cudaLaunchAttributeClusterDimension;
-        attr[0].val.clusterDim.x = 2;
-        attr[0].val.clusterDim.y = 1;
-        attr[0].val.clusterDim.z = 1;
-        cfg.numAttrs = 1;
-        e = cudaLaunchKernelEx(&cfg, tma_dmma_kernel<AKC, BKC, true>, ma, mb, *p, tail);
-        return e == cudaSuccess ? cudaGetLastError() : e;
-    }
+    const int64_t tiles = mb_cdiv(p->m, Cfg::BM) * mb_cdiv(p->n, Cfg::BN);
+    const mb_tail tail = mb_tail_plan(p, tiles, Cfg::MIN_BLOCKS, Cfg::BK,
+                                      (int64_t)Cfg::BM * Cfg::BN, sizeof(double));
     const int64_t blocks = tail.t0 + (tiles - tail.t0) * tail.S;
-    tma_dmma_kernel<AKC, BKC, false><<<mb_grid_dim(blocks, MB_GRID_X_MAX), TD_THREADS, smem, s>>>(
+    tma_dmma_kernel<AKC, BKC><<<mb_grid_dim(blocks, MB_GRID_X_MAX), TD_THREADS, smem, s>>>(
         ma, mb, *p, tail);
     e = cudaGetLastError();
     if (e == cudaSuccess && tail.S > 1) {
