@@ -24,9 +24,12 @@
  * layout), 99-120 KB (deep), 64 KB (mid), 72 KB (small), 48 KB (tiny).
  * Measured: docs/ladders/gemm.md.
  */
+#include <stdlib.h>
 #include "tc_common.cuh"
 #include "operand_copy.cuh"
 #include "dmma_tiles.cuh"
+/* EXPERIMENT: the small tile on the big tile's straight-line XMMA loop (BK 16, warps 32x16). */
+typedef tc_cfg<double, 32, 64, 16, 32, 16, 4, 3, 8, TC_PIPE_XMMA, true, true> dmma_smallx_cfg;
 
 
 /* The big tile. Its XMMA loop (tc_mainloop_f64_xmma) needs k a multiple of 16 and the 16-byte
@@ -141,10 +144,15 @@ extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s) {
     int sms = 132;
     cudaError_t e = mb_device_info(&sms, NULL);
     if (e != cudaSuccess) return e;
+    const char *x = getenv("MB_DMMA_X"); /* EXPERIMENT: 2 the small tile on XMMA */
+    const int xm = x ? atoi(x) : 0;
     switch (dmma_pick(p, sms)) {
     case DMMA_BIG: return dmma_big(p, sms, s);
-    case DMMA_MID: return tc_gemm_launch<dmma_mid_cfg, TC_OP_DMMA>(p, s, 1);
-    case DMMA_SMALL: return tc_gemm_launch<dmma_small_cfg, TC_OP_DMMA>(p, s, 1);
+    case DMMA_MID:
+        return tc_gemm_launch<dmma_mid_cfg, TC_OP_DMMA>(p, s, 1);
+    case DMMA_SMALL:
+        if (xm & 2) return tc_gemm_launch<dmma_smallx_cfg, TC_OP_DMMA>(p, s, 1);
+        return tc_gemm_launch<dmma_small_cfg, TC_OP_DMMA>(p, s, 1);
     default: return tc_gemm_launch<dmma_tiny_cfg, TC_OP_DMMA>(p, s);
     }
 }
