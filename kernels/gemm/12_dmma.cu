@@ -9,7 +9,8 @@
  * machinery is shared with the TF32 rungs (tc_common.cuh). Tiles chosen per call by the cost of
  * their grids (mb_dgemm_dmma, below): big 128x64 (4 warps, 2 blocks/SM; cuBLAS's tile, on a
  * straight-line loop whose DMMA results ptxas tracks on one scoreboard), mid 64x64, small
- * 32x64x32, tiny 32x32x32 (3/SM each, swizzled, a lean loop of two fragment sets); where the
+ * 32x64x32, tiny 32x32x32 (3/SM each, swizzled, a lean loop of two fragment sets; the small
+ * tile in 16-deep stages on the big tile's loop where every tile can take it); where the
  * big tile fills at most one wave with a deep k, its 128x128 variant of 8 warps at 1 block/SM
  * (deep: the H100 runs such calls at its power cap, and that block moves a quarter fewer bytes
  * per multiply-add). A last wave of big tiles at most half full is split in k in the same
@@ -21,15 +22,12 @@
  * grown with zeros) where the gemm is large enough, else take the plainer STEP loop, as do edge
  * tiles at an odd m (A M-contiguous) or n (B N-contiguous); at k = 256 storing C takes 12-17%.
  * Resources: 128 threads (deep: 256); dynamic shared memory per block 79.5-90 KB (big, by
- * layout), 99-120 KB (deep), 64 KB (mid), 72 KB (small), 48 KB (tiny).
+ * layout), 99-120 KB (deep), 64 KB (mid), 72 KB (small; 48 KB on the XMMA loop), 48 KB (tiny).
  * Measured: docs/ladders/gemm.md.
  */
-#include <stdlib.h>
 #include "tc_common.cuh"
 #include "operand_copy.cuh"
 #include "dmma_tiles.cuh"
-/* EXPERIMENT: the small tile on the big tile's straight-line XMMA loop (BK 16, warps 32x16). */
-typedef tc_cfg<double, 32, 64, 16, 32, 16, 4, 3, 8, TC_PIPE_XMMA, true, true> dmma_smallx_cfg;
 
 
 /* The big tile. Its XMMA loop (tc_mainloop_f64_xmma) needs k a multiple of 16 and the 16-byte
@@ -139,19 +137,39 @@ static int dmma_pick(const mb_gemm_args *p, int sms) {
     return cost_small <= cost_tiny ? DMMA_SMALL : DMMA_TINY;
 }
 
+/* tc_edge_shift of tile C for the layouts tc_gemm_launch picks (A transposed: K-contiguous;
+ * B transposed: N-contiguous), and whether an edge tile of C stays where it is, unshifted (the
+ * shifted copies would start at an odd element of an M- or N-contiguous operand). */
+template <class C>
+static int dmma_edge_shift(const mb_gemm_args *p) {
+    return p->transa ? (p->transb ? tc_edge_shift<C, true, false>(p)
+                                  : tc_edge_shift<C, true, true>(p))
+                     : (p->transb ? tc_edge_shift<C, false, false>(p)
+                                  : tc_edge_shift<C, false, true>(p));
+}
+template <class C>
+static int dmma_fixed_edges(const mb_gemm_args *p) {
+    const int shift = dmma_edge_shift<C>(p);
+    return (p->m % C::BM != 0 && !(shift & 1)) || (p->n % C::BN != 0 && !(shift & 2));
+}
+/* The small tile on the XMMA loop where every tile takes it: k a multiple of 16, 16-byte
+ * copies of both operands, no edge tile left unshifted (its STEP loop, which that kernel runs
+ * for such tiles, would be slower than the stream loop of the small tile in 32-deep stages). */
+static int dmma_small_xmma(const mb_gemm_args *p) {
+    return p->k % dmma_small_xmma_cfg::BK == 0 && tc_vec16<double>(p->A, p->lda) &&
+           tc_vec16<double>(p->B, p->ldb) && !dmma_fixed_edges<dmma_small_xmma_cfg>(p);
+}
+
 extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s) {
     const mb_gemm_args *p = (const mb_gemm_args *)a;
     int sms = 132;
     cudaError_t e = mb_device_info(&sms, NULL);
     if (e != cudaSuccess) return e;
-    const char *x = getenv("MB_DMMA_X"); /* EXPERIMENT: 2 the small tile on XMMA */
-    const int xm = x ? atoi(x) : 0;
     switch (dmma_pick(p, sms)) {
     case DMMA_BIG: return dmma_big(p, sms, s);
-    case DMMA_MID:
-        return tc_gemm_launch<dmma_mid_cfg, TC_OP_DMMA>(p, s, 1);
+    case DMMA_MID: return tc_gemm_launch<dmma_mid_cfg, TC_OP_DMMA>(p, s, 1);
     case DMMA_SMALL:
-        if (xm & 2) return tc_gemm_launch<dmma_smallx_cfg, TC_OP_DMMA>(p, s, 1);
+        if (dmma_small_xmma(p)) return tc_gemm_launch<dmma_small_xmma_cfg, TC_OP_DMMA>(p, s, 1);
         return tc_gemm_launch<dmma_small_cfg, TC_OP_DMMA>(p, s, 1);
     default: return tc_gemm_launch<dmma_tiny_cfg, TC_OP_DMMA>(p, s);
     }
@@ -191,20 +209,15 @@ extern "C" int mb_dgemm_dmma_deep(int64_t m, int64_t n, int64_t k, int sms) {
     return k % 16 == 0 && mb_dgemm_dmma_picks_big(&p, sms) && dmma_deep_shape(&p, sms);
 }
 
-/* Whether the big tile leaves an edge tile of an m x n product where it is, unshifted
- * (tc_edge_shift: the shifted copies would start at an odd element of an M- or N-contiguous
- * operand), so that it runs the STEP loop; ta, tb: A, B transposed (column-major). Auto takes
- * rung 14 there, whose TMA copies need no shift. */
+/* Whether the big tile leaves an edge tile of an m x n product where it is, unshifted, so that
+ * it runs the STEP loop; ta, tb: A, B transposed (column-major). Auto takes rung 14 there,
+ * whose TMA copies need no shift. */
 extern "C" int mb_dgemm_dmma_fixed_edges(int64_t m, int64_t n, int ta, int tb) {
-    typedef dmma_big_cfg C;
     mb_gemm_args p;
     memset(&p, 0, sizeof p);
     p.m = m;
     p.n = n;
-    /* the layouts tc_gemm_launch picks: A transposed K-contiguous, B transposed N-contiguous */
-    const int shift = ta ? (tb ? tc_edge_shift<C, true, false>(&p)
-                               : tc_edge_shift<C, true, true>(&p))
-                         : (tb ? tc_edge_shift<C, false, false>(&p)
-                               : tc_edge_shift<C, false, true>(&p));
-    return (m % C::BM != 0 && !(shift & 1)) || (n % C::BN != 0 && !(shift & 2));
+    p.transa = ta;
+    p.transb = tb;
+    return dmma_fixed_edges<dmma_big_cfg>(&p);
 }
