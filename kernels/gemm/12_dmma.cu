@@ -152,9 +152,9 @@ static int dmma_fixed_edges(const mb_gemm_args *p) {
     const int shift = dmma_edge_shift<C>(p);
     return (p->m % C::BM != 0 && !(shift & 1)) || (p->n % C::BN != 0 && !(shift & 2));
 }
-/* The small tile on the XMMA loop where every tile takes it: k a multiple of 16, 16-byte
- * copies of both operands, no edge tile left unshifted (its STEP loop, which that kernel runs
- * for such tiles, would be slower than the stream loop of the small tile in 32-deep stages). */
+/* The small tile on the XMMA loop where every tile takes that loop: k a multiple of 16, 16-byte
+ * copies of both operands, no edge tile left unshifted. Other calls keep the 32-deep small tile
+ * and its stream loop (the XMMA kernel would run their tiles on its STEP loop, not timed). */
 static int dmma_small_xmma(const mb_gemm_args *p) {
     return p->k % dmma_small_xmma_cfg::BK == 0 && tc_vec16<double>(p->A, p->lda) &&
            tc_vec16<double>(p->B, p->ldb) && !dmma_fixed_edges<dmma_small_xmma_cfg>(p);

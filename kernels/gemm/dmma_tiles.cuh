@@ -40,7 +40,8 @@ typedef tc_cfg<double, 32, 64, 32, 16, 32, 3, 3, 8, TC_PIPE_STREAM, true, true> 
  * operands take 16-byte copies and every edge tile can be shifted inside the matrix
  * (12_dmma.cu, dmma_small_xmma), it takes the small tile's calls: on its straight line ptxas
  * tracks the DMMA results on one scoreboard (the lean loop: five), and it took 1-6% less
- * time at 640^3-1280^3 on an H200 (perf/results/h200/dgemm-small-xmma/). */
+ * time where the small tile runs (640^3, 896^3, 1152^3, 1280^3) on an H200
+ * (perf/results/h200/dgemm-small-xmma/). */
 typedef tc_cfg<double, 32, 64, 16, 32, 16, 4, 3, 8, TC_PIPE_XMMA, true, true> dmma_small_xmma_cfg;
 typedef tc_cfg<double, 32, 32, 32, 16, 16, 3, 3, 8, TC_PIPE_STREAM, true, true> dmma_tiny_cfg;
 
