@@ -25,12 +25,9 @@
  * layout), 99-120 KB (deep), 64 KB (mid), 72 KB (small; 48 KB on the XMMA loop), 48 KB (tiny).
  * Measured: docs/ladders/gemm.md.
  */
-#include <stdlib.h>
 #include "tc_common.cuh"
 #include "operand_copy.cuh"
 #include "dmma_tiles.cuh"
-/* EXPERIMENT: the mid tile on the big tile's XMMA loop at 2 blocks per SM (at 3 it spills). */
-typedef tc_cfg<double, 64, 64, 16, 32, 32, 4, 2, 8, TC_PIPE_XMMA, true, true> dmma_midx_cfg;
 
 
 /* The big tile. Its XMMA loop (tc_mainloop_f64_xmma) needs k a multiple of 16 and the 16-byte
@@ -170,18 +167,7 @@ extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s) {
     if (e != cudaSuccess) return e;
     switch (dmma_pick(p, sms)) {
     case DMMA_BIG: return dmma_big(p, sms, s);
-    case DMMA_MID: {
-        /* EXPERIMENT MB_DMID_X: 1 the XMMA mid tile where its tiles fit one wave at 2 per SM
-         * and every tile takes the XMMA loop; 2 on every mid-tile call (a correctness run) */
-        const char *x = getenv("MB_DMID_X");
-        const int xm = x ? atoi(x) : 0;
-        const int64_t mt = mb_cdiv(p->m, 64) * mb_cdiv(p->n, 64);
-        if (xm == 2 || (xm == 1 && mt <= 2 * (int64_t)sms && p->k % 16 == 0 &&
-                        tc_vec16<double>(p->A, p->lda) && tc_vec16<double>(p->B, p->ldb) &&
-                        !dmma_fixed_edges<dmma_midx_cfg>(p)))
-            return tc_gemm_launch<dmma_midx_cfg, TC_OP_DMMA>(p, s, 1);
-        return tc_gemm_launch<dmma_mid_cfg, TC_OP_DMMA>(p, s, 1);
-    }
+    case DMMA_MID: return tc_gemm_launch<dmma_mid_cfg, TC_OP_DMMA>(p, s, 1);
     case DMMA_SMALL:
         if (dmma_small_xmma(p)) return tc_gemm_launch<dmma_small_xmma_cfg, TC_OP_DMMA>(p, s, 1);
         return tc_gemm_launch<dmma_small_cfg, TC_OP_DMMA>(p, s, 1);
