@@ -123,6 +123,7 @@ int main(void) {
     check_tile<dmma_big_cfg>("big");
     check_tile<dmma_big_step_cfg>("big (STEP)");
     check_tile<dmma_mid_cfg>("mid");
+    check_tile<dmma_mid_xmma_cfg>("mid (XMMA)");
     check_tile<dmma_small_cfg>("small");
     check_tile<dmma_small_xmma_cfg>("small (XMMA)");
     check_tile<dmma_tiny_cfg>("tiny");

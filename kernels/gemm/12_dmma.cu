@@ -9,11 +9,11 @@
  * machinery is shared with the TF32 rungs (tc_common.cuh). Tiles chosen per call by the cost of
  * their grids (mb_dgemm_dmma, below): big 128x64 (4 warps, 2 blocks/SM; cuBLAS's tile, on a
  * straight-line loop whose DMMA results ptxas tracks on one scoreboard), mid 64x64, small
- * 32x64x32, tiny 32x32x32 (3/SM each, swizzled, a lean loop of two fragment sets; the small
- * tile in 16-deep stages on the big tile's loop where every tile can take it); where the
- * big tile fills at most one wave with a deep k, its 128x128 variant of 8 warps at 1 block/SM
- * (deep: the H100 runs such calls at its power cap, and that block moves a quarter fewer bytes
- * per multiply-add). A last wave of big tiles at most half full is split in k in the same
+ * 32x64x32, tiny 32x32x32 (3/SM each, swizzled, a lean loop of two fragment sets; where every
+ * tile can take the big tile's loop, the small tile runs it in 16-deep stages, and the mid
+ * tile at 2/SM when its tiles fit one such wave); where the big tile fills at most one wave
+ * with a deep k, its 128x128 variant of 8 warps at 1 block/SM (deep: the H100 runs such calls
+ * at its power cap, and that block moves a quarter fewer bytes per multiply-add). A last wave of big tiles at most half full is split in k in the same
  * launch; few tiles with a deep k are split in k across blocks (splitk.cuh).
  *
  * Why: the only way past the FP64 SIMT peak.
@@ -152,12 +152,20 @@ static int dmma_fixed_edges(const mb_gemm_args *p) {
     const int shift = dmma_edge_shift<C>(p);
     return (p->m % C::BM != 0 && !(shift & 1)) || (p->n % C::BN != 0 && !(shift & 2));
 }
-/* The small tile on the XMMA loop where every tile takes that loop: k a multiple of 16, 16-byte
- * copies of both operands, no edge tile left unshifted. Other calls keep the 32-deep small tile
- * and its stream loop (the XMMA kernel would run their tiles on its STEP loop, not timed). */
-static int dmma_small_xmma(const mb_gemm_args *p) {
-    return p->k % dmma_small_xmma_cfg::BK == 0 && tc_vec16<double>(p->A, p->lda) &&
-           tc_vec16<double>(p->B, p->ldb) && !dmma_fixed_edges<dmma_small_xmma_cfg>(p);
+/* Whether every tile of C takes tile C's XMMA loop: k a multiple of 16, 16-byte copies of both
+ * operands, no edge tile left unshifted (the XMMA kernel would run such tiles on its STEP loop,
+ * not timed against the stream loop of the tiles it replaces). */
+template <class C>
+static int dmma_all_xmma(const mb_gemm_args *p) {
+    return p->k % C::BK == 0 && tc_vec16<double>(p->A, p->lda) &&
+           tc_vec16<double>(p->B, p->ldb) && !dmma_fixed_edges<C>(p);
+}
+/* The small tile on the XMMA loop wherever all its tiles take it; the mid tile on it (at 2
+ * blocks per SM) where, besides, its tiles fit one wave of 2 per SM: with more, the stream-loop
+ * mid tile's third block per SM saves a wave. Other calls keep the stream-loop tiles. */
+static int dmma_mid_xmma(const mb_gemm_args *p, int sms) {
+    return mb_cdiv(p->m, 64) * mb_cdiv(p->n, 64) <= 2 * (int64_t)sms &&
+           dmma_all_xmma<dmma_mid_xmma_cfg>(p);
 }
 
 extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s) {
@@ -167,9 +175,11 @@ extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s) {
     if (e != cudaSuccess) return e;
     switch (dmma_pick(p, sms)) {
     case DMMA_BIG: return dmma_big(p, sms, s);
-    case DMMA_MID: return tc_gemm_launch<dmma_mid_cfg, TC_OP_DMMA>(p, s, 1);
+    case DMMA_MID:
+        if (dmma_mid_xmma(p, sms)) return tc_gemm_launch<dmma_mid_xmma_cfg, TC_OP_DMMA>(p, s, 1);
+        return tc_gemm_launch<dmma_mid_cfg, TC_OP_DMMA>(p, s, 1);
     case DMMA_SMALL:
-        if (dmma_small_xmma(p)) return tc_gemm_launch<dmma_small_xmma_cfg, TC_OP_DMMA>(p, s, 1);
+        if (dmma_all_xmma<dmma_small_xmma_cfg>(p)) return tc_gemm_launch<dmma_small_xmma_cfg, TC_OP_DMMA>(p, s, 1);
         return tc_gemm_launch<dmma_small_cfg, TC_OP_DMMA>(p, s, 1);
     default: return tc_gemm_launch<dmma_tiny_cfg, TC_OP_DMMA>(p, s);
     }
