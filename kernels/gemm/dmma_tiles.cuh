@@ -37,8 +37,8 @@ typedef tc_cfg<double, 64, 64, 16, 32, 32, 4, 3, 8, TC_PIPE_STREAM, true, true> 
 /* The mid tile on the big tile's XMMA loop, 2 blocks per SM (at 3 its 168 registers spilled
  * 76-372 bytes; at 2 it holds 232-242 without spills, the DMMA results on one scoreboard).
  * Where its tiles fit one wave of 2 per SM and every tile can run that loop (12_dmma.cu,
- * dmma_mid_xmma) it takes the mid tile's calls: 2-8% less time at 1024^3 and at shapes of
- * 240-256 such tiles on an H200 (perf/results/h200/dgemm-mid-xmma/). */
+ * dmma_mid_xmma) it takes the mid tile's calls: 2-8% less time at 1024^3 and at most shapes
+ * of 240-256 such tiles on an H200, level at 1024x1024x512 (perf/results/h200/dgemm-mid-xmma/). */
 typedef tc_cfg<double, 64, 64, 16, 32, 32, 4, 2, 8, TC_PIPE_XMMA, true, true> dmma_mid_xmma_cfg;
 typedef tc_cfg<double, 32, 64, 32, 16, 32, 3, 3, 8, TC_PIPE_STREAM, true, true> dmma_small_cfg;
 /* The small tile on the big tile's XMMA loop: 32x64x16 in 4 stages, warps of 32x16 (the loop
