@@ -15,7 +15,8 @@ import statistics
 import sys
 
 
-def main(paths):
+def collect(paths):
+    """{(op, shape, trans, rung): (ratios, [rows not ok])} over the files, in first-seen order."""
     rows = {}
     for path in paths:
         with open(path, newline="") as f:
@@ -28,6 +29,11 @@ def main(paths):
                     bad[0] += 1
                 elif r["ratio_cublas"]:
                     ratios.append(float(r["ratio_cublas"]))
+    return rows
+
+
+def main(paths):
+    rows = collect(paths)
     print("%-6s %-16s %-5s %-18s %6s %6s %6s %5s" %
           ("op", "shape", "trans", "rung", "min", "median", "max", "runs"))
     for (op, shape, trans, rung), (ratios, bad) in rows.items():

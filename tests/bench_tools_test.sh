@@ -6,7 +6,8 @@
 # CPU BLAS against the layer's CPU path) validated by tests/bench_schema_check.py and compared
 # with itself by perf/compare.py (all SAME); perf/spread.py and perf/cblas_compare.py on
 # files made up here, a dry run's output and committed results; perf/ncu_stalls.py on a
-# made-up Nsight Compute source page.
+# made-up Nsight Compute source page; perf/targets.py on made-up and committed files, and
+# perf/headline.sh's usage errors.
 #   tests/bench_tools_test.sh BUILD_DIR SOURCE_DIR PYTHON
 set -uo pipefail
 build=$1 src=$2 py=$3
@@ -144,4 +145,51 @@ check "ncu_stalls.py: the loop and the rest, by reason" \
   '"$py" "$src/perf/ncu_stalls.py" "$t/k-sass.csv" >"$t/ns" &&
    grep -qx "| k | loop | 40 | 20 | 0 | 0 | 20 | 0 | 0 | 0 | 0 | 0 | 0 | 0 |" "$t/ns" &&
    grep -qx "| k | rest | 15 | 0 | 0 | 0 | 0 | 15 | 0 | 0 | 0 | 0 | 0 | 0 |" "$t/ns"'
+# the speed targets (perf/targets.py) on files made up here: every target met; then one row
+# under its target, `auto` slower than a rung by more than 3%, one row left out; and on the
+# committed headline of one GPU
+"$py" - "$t/tg" <<'PY'
+import sys
+d = sys.argv[1]
+shapes = ["1024x1024x1024", "2048x2048x2048", "4096x4096x4096", "8192x8192x8192",
+          "4096x4096x256", "8192x128x8192", "128x8192x8192", "4097x4095x4099"]
+cubes = ["%dx%dx%d" % (n, n, n) for n in range(512, 2049, 128)]
+cubes = [c for c in cubes if c not in shapes]
+hdr = "op,shape,trans,inc,rung,reference,time_us,ratio_cublas,status\n"
+def write(name, rows):
+    with open("%s-%s.csv" % (d, name), "w") as f:
+        f.write(hdr + "".join("%s,%s,%s,0,%s,0,1,%s,ok\n" % r for r in rows))
+good = [(op, s, t, rung, 2.5 if op == "sgemm" else 1.1)
+        for op in ("sgemm", "dgemm") for s in shapes + (cubes if op == "dgemm" else [])
+        for t in ("NN", "TT") for rung in ("auto", "top")]
+write("good1", good)
+write("good2", good)
+bad = [r for r in good if r[:3] != ("sgemm", "1024x1024x1024", "TT")]
+bad = [r[:4] + (0.85,) if r[:3] == ("dgemm", "4096x4096x256", "NN") else r for r in bad]
+bad = [r[:4] + (1.2,) if r[:4] == ("dgemm", "2048x2048x2048", "TT", "top") else r for r in bad]
+write("bad", bad)
+PY
+check "targets.py: every target met (exit 0)" \
+  '"$py" "$src/perf/targets.py" "$t/tg-good1.csv" "$t/tg-good2.csv" >"$t/tg" &&
+   grep -q "^108 of 108 targets met$" "$t/tg" && ! grep -q MISS "$t/tg"'
+check "targets.py: a row under its target, auto behind a rung, a row in one file only (exit 3)" \
+  '"$py" "$src/perf/targets.py" "$t/tg-good1.csv" "$t/tg-bad.csv" >"$t/tb"; [ $? = 3 ] &&
+   grep -Eq "^dgemm +4096x4096x256 +NN +auto +1\.00 +0\.850 +0\.975 +1\.100 +2  MISSED$" "$t/tb" &&
+   grep -Eq "^dgemm +2048x2048x2048 +TT +auto vs rung +1\.117 +1\.100 +2  MISSED \(fastest rung top: 1\.150\)$" "$t/tb" &&
+   grep -Eq "^sgemm +1024x1024x1024 +TT +auto +1\.50 .* 1  met$" "$t/tb" &&
+   grep -q "^106 of 108 targets met$" "$t/tb"'
+check "targets.py: a row in no file is MISSING" \
+  '"$py" "$src/perf/targets.py" "$t/tg-bad.csv" >"$t/tm"; [ $? = 3 ] &&
+   grep -Eq "^sgemm +1024x1024x1024 +TT +auto +1\.50 +- +- +- +0  MISSING$" "$t/tm"'
+check "targets.py: files without timed rows (exit 2)" \
+  '"$py" "$src/perf/targets.py" "$t/s3.csv" >/dev/null 2>&1; [ $? = 2 ]'
+hl=$src/perf/results/h200/headline
+if [ -f "$hl/p1.csv" ]; then
+  check "targets.py on a committed headline" \
+    '"$py" "$src/perf/targets.py" "$hl"/p?.csv "$hl"/s?.csv >"$t/th"; [ $? = 3 ] &&
+     grep -Eq "^dgemm +4096x4096x256 +TT +auto +1\.00 +0\.9[0-9]+ +0\.9[0-9]+ .* MISSED$" "$t/th" &&
+     grep -Eq "^sgemm +8192x8192x8192 +NN +auto +2\.00 .* 5  met$" "$t/th"'
+fi
+expect 2 "headline.sh: bad value 'x' for --runs" bash "$src/perf/headline.sh" --runs x
+expect 2 "headline.sh: unknown argument '--bogus'" bash "$src/perf/headline.sh" --bogus
 exit $fail
