@@ -43,19 +43,9 @@ if ! nvidia-smi -L >/dev/null 2>&1; then
   echo "headline.sh: no NVIDIA GPU found (nvidia-smi); the headline runs on the GPU machine" >&2
   exit 2
 fi
-if [ "$do_build" = 1 ]; then
-  # shellcheck source=tests/deps.sh
-  source "$root/tests/deps.sh"
-  if [ ! -f "$build/CMakeCache.txt" ]; then
-    mkdir -p "$build"
-    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >"$build/configure.log" 2>&1 ||
-      { cat "$build/configure.log"; exit 2; }
-  fi
-  cmake --build "$build" -j "$(nproc)" --target miniblas-bench >/dev/null ||
-    { echo "headline.sh: the build failed" >&2; exit 2; }
-fi
-bench=$build/perf/miniblas-bench
-[ -x "$bench" ] || { echo "headline.sh: no $bench (build it, or drop --no-build)" >&2; exit 2; }
+# shellcheck source=perf/bench_build.sh
+source "$root/perf/bench_build.sh"
+mb_bench_build headline.sh "$root" "$build" "$do_build"
 mkdir -p "$out"
 rm -f "$out"/[ps][0-9]*.csv "$out"/[ps][0-9]*.log
 

@@ -66,19 +66,9 @@ if [ "$update" = 0 ] && [ ! -f "$baseline" ]; then
   exit 2
 fi
 
-if [ "$do_build" = 1 ]; then
-  # shellcheck source=tests/deps.sh
-  source "$root/tests/deps.sh"
-  if [ ! -f "$build/CMakeCache.txt" ]; then
-    mkdir -p "$build"
-    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >"$build/configure.log" 2>&1 ||
-      { cat "$build/configure.log"; exit 2; }
-  fi
-  cmake --build "$build" -j "$(nproc)" --target miniblas-bench >/dev/null ||
-    { echo "regress.sh: the build failed" >&2; exit 2; }
-fi
-bench=$build/perf/miniblas-bench
-[ -x "$bench" ] || { echo "regress.sh: $bench not found (build it, or drop --no-build)" >&2; exit 2; }
+# shellcheck source=perf/bench_build.sh
+source "$root/perf/bench_build.sh"
+mb_bench_build regress.sh "$root" "$build" "$do_build"
 
 mkdir -p "$out"
 rc=0

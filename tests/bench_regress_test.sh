@@ -15,7 +15,7 @@ check() { if eval "$2"; then echo "ok: $1"; else echo "FAILED: $1"; fail=1; fi; 
 
 # a copy of the tree's perf/ scripts, so the test writes its baseline into the copy
 mkdir -p "$t/root/perf" "$t/root/tests" "$t/bin" "$t/build/perf"
-cp "$src/perf/regress.sh" "$src/perf/compare.py" "$t/root/perf/"
+cp "$src/perf/regress.sh" "$src/perf/bench_build.sh" "$src/perf/compare.py" "$t/root/perf/"
 cat >"$t/bin/nvidia-smi" <<'X'
 #!/bin/sh
 echo "${FAKE_GPU:-NVIDIA H100 80GB HBM3}"
