@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
+# shellcheck shell=bash
 # Sourced by perf/regress.sh and perf/headline.sh: mb_bench_build PROG ROOT BUILD DO_BUILD
 # configures (when BUILD has no cache yet) and builds miniblas-bench in BUILD, the build tools
 # checked first by tests/deps.sh, unless DO_BUILD is 0; then sets `bench` to the program, or
