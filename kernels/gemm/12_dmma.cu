@@ -13,8 +13,9 @@
  * tile can take the big tile's loop, the small tile runs it in 16-deep stages, and the mid
  * tile at 2/SM when its tiles fit one such wave); where the big tile fills at most one wave
  * with a deep k, its 128x128 variant of 8 warps at 1 block/SM (deep: the H100 runs such calls
- * at its power cap, and that block moves a quarter fewer bytes per multiply-add). A last wave of big tiles at most half full is split in k in the same
- * launch; few tiles with a deep k are split in k across blocks (splitk.cuh).
+ * at its power cap, and that block moves a quarter fewer bytes per multiply-add). A last wave
+ * of big tiles at most half full is split in k in the same launch; few tiles with a deep k are
+ * split in k across blocks (splitk.cuh).
  *
  * Why: the only way past the FP64 SIMT peak.
  * Limit: 255 registers per thread on the big tile, and loads of fragments still read by pending
@@ -160,9 +161,9 @@ static int dmma_all_xmma(const mb_gemm_args *p) {
     return p->k % C::BK == 0 && tc_vec16<double>(p->A, p->lda) &&
            tc_vec16<double>(p->B, p->ldb) && !dmma_fixed_edges<C>(p);
 }
-/* The small tile on the XMMA loop wherever all its tiles take it; the mid tile on it (at 2
- * blocks per SM) where, besides, its tiles fit one wave of 2 per SM: with more, the stream-loop
- * mid tile's third block per SM saves a wave. Other calls keep the stream-loop tiles. */
+/* The small tile takes the XMMA loop wherever all its tiles can (dmma_all_xmma); the mid tile,
+ * at 2 blocks per SM there, only where its tiles also fit one wave of 2 per SM: with more, the
+ * stream-loop mid tile's third block per SM saves a wave. */
 static int dmma_mid_xmma(const mb_gemm_args *p, int sms) {
     return mb_cdiv(p->m, 64) * mb_cdiv(p->n, 64) <= 2 * (int64_t)sms &&
            dmma_all_xmma<dmma_mid_xmma_cfg>(p);
@@ -179,7 +180,8 @@ extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s) {
         if (dmma_mid_xmma(p, sms)) return tc_gemm_launch<dmma_mid_xmma_cfg, TC_OP_DMMA>(p, s, 1);
         return tc_gemm_launch<dmma_mid_cfg, TC_OP_DMMA>(p, s, 1);
     case DMMA_SMALL:
-        if (dmma_all_xmma<dmma_small_xmma_cfg>(p)) return tc_gemm_launch<dmma_small_xmma_cfg, TC_OP_DMMA>(p, s, 1);
+        if (dmma_all_xmma<dmma_small_xmma_cfg>(p))
+            return tc_gemm_launch<dmma_small_xmma_cfg, TC_OP_DMMA>(p, s, 1);
         return tc_gemm_launch<dmma_small_cfg, TC_OP_DMMA>(p, s, 1);
     default: return tc_gemm_launch<dmma_tiny_cfg, TC_OP_DMMA>(p, s);
     }
