@@ -78,7 +78,7 @@ def main(paths):
                   (op, shape, trans, "auto", target, down(lo), down(med), down(hi), len(ratios),
                    "met" if ok else "MISSED", note))
     # auto against the fastest rung timed beside it
-    for (op, shape, trans, rung), (ratios, bad) in rows.items():
+    for (op, shape, trans, rung), (ratios, _) in rows.items():
         if rung != "auto" or not ratios:
             continue
         best = max(((statistics.median(r), name) for (o, s, t, name), (r, _) in rows.items()
