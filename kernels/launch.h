@@ -148,6 +148,21 @@ int mb_dgemm_dmma_deep(int64_t m, int64_t n, int64_t k, int sms);
 /* Whether that big tile leaves an edge tile of an m x n product unshifted (it then runs the
  * plainer STEP loop; ta, tb: A, B transposed, column-major; auto's rule for rung 14). */
 int mb_dgemm_dmma_fixed_edges(int64_t m, int64_t n, int ta, int tb);
+/* The tile dgemm rung 12 runs an m x n x k product with (ta, tb: A, B transposed, column-major;
+ * lda, ldb: leading dimensions of 16-byte aligned operands; the handle's gemm workspace) on a
+ * GPU of `sms` SMs: its big tile (the deep and STEP variants included), or its mid, small or
+ * tiny tile, the first two on the XMMA loop or on their stream loop (tests check that the test
+ * cases run the tile they are written for). */
+enum {
+    MB_DMMA_BIG,
+    MB_DMMA_MID_XMMA,
+    MB_DMMA_MID,
+    MB_DMMA_SMALL_XMMA,
+    MB_DMMA_SMALL,
+    MB_DMMA_TINY
+};
+int mb_dgemm_dmma_tile(int64_t m, int64_t n, int64_t k, int ta, int tb, int64_t lda, int64_t ldb,
+                       int sms);
 /* Whether dgemm rung 14 (kernels/gemm/14_tma_dmma.cu) runs its TMA kernel for an m x n x k
  * product with the handle's gemm workspace (where rung 12 runs its big tile, from 3 tiles per
  * SM; auto's rules). */

@@ -2,9 +2,10 @@
 /*
  * The rung registry without a GPU, part two: `auto`'s measured sgemm policy, its dgemm
  * stream-K rule (by the target's SM count) and its table of every architecture family
- * (src/auto.c), what each GPU and build can run (per-rung minimum compute capability, the code
- * the library holds for a GPU, the sm_90a code) and the public queries of it on a hand-built
- * context (struct miniblas_context of src/internal.h).
+ * (src/auto.c), the tile dgemm rung 12 runs for the test cases written for one, what each GPU
+ * and build can run (per-rung minimum compute capability, the code the library holds for a
+ * GPU, the sm_90a code) and the public queries of it on a hand-built context (struct
+ * miniblas_context of src/internal.h).
  * The tables, the parser, the selection order and the handle functions: test_registry_cpu.c.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -190,6 +191,57 @@ static void test_auto_dgemm_streamk(void) {
     again = -5;
     CHECK(mb_device_sms(-1, &again) == MINIBLAS_STATUS_CUDA_ERROR && again == 0);
     printf("note: device 0 has %d SMs%s\n", sms, sms ? "" : " (unknown: no GPU)");
+}
+
+/* The tile dgemm rung 12 runs (12_dmma.cu, mb_dgemm_dmma_tile) for the cases of
+ * tests/gemm_test.inc written for one tile (row-major cases as the column-major product they
+ * are: m and n swapped, A and B swapped) and for some sizes of the benchmark, 132 SMs. */
+static void test_dmma_tiles(void) {
+    enum { N = 0, T = 1 };
+    static const struct { int64_t m, n, k; int ta, tb; int64_t lda, ldb; int tile; } c[] = {
+        /* the mid tile on the XMMA loop: 256 tiles, shifted edges, 6, 4, 5, 1, 13 k-tiles */
+        {1022, 1000, 96, N, N, 1022, 96, MB_DMMA_MID_XMMA},
+        {1022, 1000, 64, T, T, 64, 1000, MB_DMMA_MID_XMMA},
+        {999, 1021, 80, T, N, 80, 80, MB_DMMA_MID_XMMA},
+        {1024, 1000, 16, N, T, 1026, 1002, MB_DMMA_MID_XMMA},
+        {1000, 1024, 208, T, T, 208, 1024, MB_DMMA_MID_XMMA},
+        /* ... on its stream loop: 600 tiles; an odd m with A M-contiguous; k % 16 != 0; an
+         * operand without 16-byte rows */
+        {1920, 1276, 96, N, N, 1920, 96, MB_DMMA_MID},
+        {1920, 1276, 48, T, T, 48, 1276, MB_DMMA_MID},
+        {1021, 999, 112, N, T, 1022, 1000, MB_DMMA_MID},
+        {1024, 1024, 1000, N, N, 1024, 1000, MB_DMMA_MID},
+        {1024, 1024, 1024, N, N, 1025, 1024, MB_DMMA_MID},
+        /* the small tile on the XMMA loop (392 tiles) and on its lean loop (an odd m, A
+         * M-contiguous) */
+        {896, 892, 80, N, N, 896, 80, MB_DMMA_SMALL_XMMA},
+        {892, 896, 48, T, T, 50, 898, MB_DMMA_SMALL_XMMA},
+        {896, 894, 16, N, T, 896, 894, MB_DMMA_SMALL_XMMA},
+        {896, 894, 208, N, T, 896, 894, MB_DMMA_SMALL_XMMA},
+        {895, 893, 704, N, N, 896, 706, MB_DMMA_SMALL},
+        /* the tiny tile; the big tile */
+        {999, 601, 704, N, N, 1001, 706, MB_DMMA_TINY},
+        {1000, 600, 700, T, T, 700, 600, MB_DMMA_TINY},
+        {2044, 2052, 80, N, N, 2044, 80, MB_DMMA_BIG},
+        /* sizes of the benchmark */
+        {512, 512, 512, N, N, 512, 512, MB_DMMA_TINY},
+        {896, 896, 896, N, N, 896, 896, MB_DMMA_SMALL_XMMA},
+        {1024, 1024, 1024, N, N, 1024, 1024, MB_DMMA_MID_XMMA},
+        {1024, 1024, 1024, T, T, 1024, 1024, MB_DMMA_MID_XMMA},
+        {1280, 1280, 1280, N, N, 1280, 1280, MB_DMMA_SMALL_XMMA},
+        {1920, 1920, 1920, N, N, 1920, 1920, MB_DMMA_MID},
+        {2048, 2048, 2048, N, N, 2048, 2048, MB_DMMA_BIG},
+        {4096, 4096, 256, T, T, 256, 4096, MB_DMMA_BIG},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; ++i) {
+        const int got = mb_dgemm_dmma_tile(c[i].m, c[i].n, c[i].k, c[i].ta, c[i].tb, c[i].lda,
+                                           c[i].ldb, 132);
+        CHECKF(got == c[i].tile, "dmma tile %lldx%lldx%lld %c%c lda %lld ldb %lld: %d, expected %d",
+               (long long)c[i].m, (long long)c[i].n, (long long)c[i].k, "NT"[c[i].ta],
+               "NT"[c[i].tb], (long long)c[i].lda, (long long)c[i].ldb, got, c[i].tile);
+    }
+    /* 336 mid tiles, more than one wave at 2 per SM: the stream loop's 3 per SM */
+    CHECK(mb_dgemm_dmma_tile(1024, 1344, 1024, N, N, 1024, 1024, 132) == MB_DMMA_MID);
 }
 
 /* `auto`'s table of every architecture family (src/auto.c), each GPU with a build that has
@@ -438,6 +490,7 @@ static void test_supported_api(void) {
 int main(void) {
     test_auto_sgemm_policy();
     test_auto_dgemm_streamk();
+    test_dmma_tiles();
     test_families();
     test_targets();
     test_supported_api();

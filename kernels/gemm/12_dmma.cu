@@ -169,20 +169,28 @@ static int dmma_mid_xmma(const mb_gemm_args *p, int sms) {
            dmma_all_xmma<dmma_mid_xmma_cfg>(p);
 }
 
+/* The tile a call runs (MB_DMMA_*, kernels/launch.h). */
+static int dmma_tile(const mb_gemm_args *p, int sms) {
+    switch (dmma_pick(p, sms)) {
+    case DMMA_BIG: return MB_DMMA_BIG;
+    case DMMA_MID: return dmma_mid_xmma(p, sms) ? MB_DMMA_MID_XMMA : MB_DMMA_MID;
+    case DMMA_SMALL:
+        return dmma_all_xmma<dmma_small_xmma_cfg>(p) ? MB_DMMA_SMALL_XMMA : MB_DMMA_SMALL;
+    default: return MB_DMMA_TINY;
+    }
+}
+
 extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s) {
     const mb_gemm_args *p = (const mb_gemm_args *)a;
     int sms = 132;
     cudaError_t e = mb_device_info(&sms, NULL);
     if (e != cudaSuccess) return e;
-    switch (dmma_pick(p, sms)) {
-    case DMMA_BIG: return dmma_big(p, sms, s);
-    case DMMA_MID:
-        if (dmma_mid_xmma(p, sms)) return tc_gemm_launch<dmma_mid_xmma_cfg, TC_OP_DMMA>(p, s, 1);
-        return tc_gemm_launch<dmma_mid_cfg, TC_OP_DMMA>(p, s, 1);
-    case DMMA_SMALL:
-        if (dmma_all_xmma<dmma_small_xmma_cfg>(p))
-            return tc_gemm_launch<dmma_small_xmma_cfg, TC_OP_DMMA>(p, s, 1);
-        return tc_gemm_launch<dmma_small_cfg, TC_OP_DMMA>(p, s, 1);
+    switch (dmma_tile(p, sms)) {
+    case MB_DMMA_BIG: return dmma_big(p, sms, s);
+    case MB_DMMA_MID_XMMA: return tc_gemm_launch<dmma_mid_xmma_cfg, TC_OP_DMMA>(p, s, 1);
+    case MB_DMMA_MID: return tc_gemm_launch<dmma_mid_cfg, TC_OP_DMMA>(p, s, 1);
+    case MB_DMMA_SMALL_XMMA: return tc_gemm_launch<dmma_small_xmma_cfg, TC_OP_DMMA>(p, s, 1);
+    case MB_DMMA_SMALL: return tc_gemm_launch<dmma_small_cfg, TC_OP_DMMA>(p, s, 1);
     default: return tc_gemm_launch<dmma_tiny_cfg, TC_OP_DMMA>(p, s);
     }
 }
@@ -219,6 +227,16 @@ extern "C" int mb_dgemm_dmma_big(int64_t m, int64_t n, int64_t k, int sms) {
 extern "C" int mb_dgemm_dmma_deep(int64_t m, int64_t n, int64_t k, int sms) {
     const mb_gemm_args p = dmma_shape(m, n, k);
     return k % 16 == 0 && mb_dgemm_dmma_picks_big(&p, sms) && dmma_deep_shape(&p, sms);
+}
+
+extern "C" int mb_dgemm_dmma_tile(int64_t m, int64_t n, int64_t k, int ta, int tb, int64_t lda,
+                                  int64_t ldb, int sms) {
+    mb_gemm_args p = dmma_shape(m, n, k);
+    p.transa = ta;
+    p.transb = tb;
+    p.lda = lda;
+    p.ldb = ldb; /* A and B stay NULL: 16-byte aligned */
+    return dmma_tile(&p, sms);
 }
 
 /* Whether the big tile leaves an edge tile of an m x n product where it is, unshifted, so that
