@@ -72,7 +72,7 @@ __device__ __forceinline__ void pr_issue128(float (&tc)[64], float (&t)[64],
  * further care. The results are those of one group per k step (tc and t get the same wgmma
  * in the same order).
  * ------------------------------------------------------------------------------------- */
-template <bool AKC, bool BKC, bool SPLIT, bool CHECK, bool EARLY = false>
+template <bool AKC, bool BKC, bool SPLIT, bool CHECK>
 __global__ void __launch_bounds__(TM_THREADS, 1)
     promote_kernel(const __grid_constant__ CUtensorMap tmA,
                    const __grid_constant__ CUtensorMap tmB, mb_gemm_args p, int64_t kc, x3g g) {
@@ -123,28 +123,26 @@ __global__ void __launch_bounds__(TM_THREADS, 1)
             float fa[4];
             unsigned a0b[4], a0s[4], a1b[4], a1s[4]; /* the A operands of the even / odd k steps */
 
+            /* k step 0 (t starts afresh) runs while the next stage's B is split. */
             tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 0, lane);
             wg_split_a<FAST>(fa, a0b, a0s);
             pr_issue128<true>(tc, t, a0b, a0s, pb, ps, 0);
             if (CHECK) wg_note_a(fa, gmx, gmn);
             tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 8, lane); /* k step 1's fragment */
-            auto split_next = [&]() {
-                if (kt + 1 < KT) {
-                    const unsigned ns = (r + 1) % S;
-                    tm_wait(full0 + 8 * ns, ((r + 1) / S) & 1u); /* raw kt + 1 landed */
-                    float *pl = planes + ((kt + 1) & 1) * 2 * WG_PLANE;
-                    wg_split_b<BKC, CHECK, FAST>(pl, pl + WG_PLANE, sB + ns * BE, ctid, gmx,
-                                                 gmn);
-                    wg_fence_proxy_async();
-                }
-                __syncwarp(); /* converged again after the waits, for the .aligned wgmma ops */
-            };
-            if (!EARLY) split_next();
+            if (kt + 1 < KT) {
+                const unsigned ns = (r + 1) % S;
+                tm_wait(full0 + 8 * ns, ((r + 1) / S) & 1u); /* raw kt + 1 landed */
+                float *pl = planes + ((kt + 1) & 1) * 2 * WG_PLANE;
+                wg_split_b<BKC, CHECK, FAST>(pl, pl + WG_PLANE, sB + ns * BE, ctid, gmx, gmn);
+                wg_fence_proxy_async();
+            }
+            __syncwarp(); /* converged again after the waits, for the .aligned wgmma ops */
+
+            /* k step 1 while k step 0 runs; then a0 is free. */
             wg_split_a<FAST>(fa, a1b, a1s);
             pr_issue128<false>(tc, t, a1b, a1s, pb, ps, 8);
             if (CHECK) wg_note_a(fa, gmx, gmn);
             tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 16, lane); /* k step 2's fragment */
-            if (EARLY) split_next();
             wg_wait<1>(); /* k step 0 done: a0 free */
 
             /* k step 2 while k step 1 runs; then a1 is free. */
