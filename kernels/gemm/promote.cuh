@@ -48,9 +48,9 @@ __device__ __forceinline__ void pr_issue128(float (&tc)[64], float (&t)[64],
  * The kernel: rung 17's, with per stage kt (aN: the A fragment registers, kN: k step N):
  *   wait_group 0             the corrections of kt - 1's k step 3 (C3) done
  *   B1 consumer barrier      planes of kt visible; every wgmma of kt - 1 done
- *   issue k0 (a0): tc += corrections, t = a_big * B_big (fresh)
- *   full wait for kt + 1, split of its B into the other plane buffer, fence.proxy.async
- *   issue k1 (a1); wait_group 1 (k0 done: a0 free)
+ *   issue k0 (a0): tc += corrections, t = a_big * B_big (fresh); issue k1 (a1)
+ *   full wait for kt + 1, split of its B into the other plane buffer, fence.proxy.async,
+ *     while k0 and k1 run; wait_group 1 (k0 done: a0 free)
  *   issue k2 (a0); wait_group 1 (k1 done: a1 free)
  *   issue k3 as two groups (a1): B3, t's large product, then C3, tc's corrections
  *   wait_group 1 (k2 and B3 done: t final)
@@ -123,12 +123,17 @@ __global__ void __launch_bounds__(TM_THREADS, 1)
             float fa[4];
             unsigned a0b[4], a0s[4], a1b[4], a1s[4]; /* the A operands of the even / odd k steps */
 
-            /* k step 0 (t starts afresh) runs while the next stage's B is split. */
+            /* k steps 0 (t starts afresh) and 1, then the next stage's B split while both run;
+             * then a0 is free. */
             tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 0, lane);
             wg_split_a<FAST>(fa, a0b, a0s);
             pr_issue128<true>(tc, t, a0b, a0s, pb, ps, 0);
             if (CHECK) wg_note_a(fa, gmx, gmn);
             tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 8, lane); /* k step 1's fragment */
+            wg_split_a<FAST>(fa, a1b, a1s);
+            pr_issue128<false>(tc, t, a1b, a1s, pb, ps, 8);
+            if (CHECK) wg_note_a(fa, gmx, gmn);
+            tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 16, lane); /* k step 2's fragment */
             if (kt + 1 < KT) {
                 const unsigned ns = (r + 1) % S;
                 tm_wait(full0 + 8 * ns, ((r + 1) / S) & 1u); /* raw kt + 1 landed */
@@ -137,12 +142,6 @@ __global__ void __launch_bounds__(TM_THREADS, 1)
                 wg_fence_proxy_async();
             }
             __syncwarp(); /* converged again after the waits, for the .aligned wgmma ops */
-
-            /* k step 1 while k step 0 runs; then a0 is free. */
-            wg_split_a<FAST>(fa, a1b, a1s);
-            pr_issue128<false>(tc, t, a1b, a1s, pb, ps, 8);
-            if (CHECK) wg_note_a(fa, gmx, gmn);
-            tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 16, lane); /* k step 2's fragment */
             wg_wait<1>(); /* k step 0 done: a0 free */
 
             /* k step 2 while k step 1 runs; then a1 is free. */
