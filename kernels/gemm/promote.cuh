@@ -72,7 +72,7 @@ __device__ __forceinline__ void pr_issue128(float (&tc)[64], float (&t)[64],
  * further care. The results are those of one group per k step (tc and t get the same wgmma
  * in the same order).
  * ------------------------------------------------------------------------------------- */
-template <bool AKC, bool BKC, bool SPLIT, bool CHECK, bool PRE = false>
+template <bool AKC, bool BKC, bool SPLIT, bool CHECK>
 __global__ void __launch_bounds__(TM_THREADS, 1)
     promote_kernel(const __grid_constant__ CUtensorMap tmA,
                    const __grid_constant__ CUtensorMap tmB, mb_gemm_args p, int64_t kc, x3g g) {
@@ -111,13 +111,6 @@ __global__ void __launch_bounds__(TM_THREADS, 1)
         wg_split_b<BKC, CHECK, FAST>(planes, planes + WG_PLANE, sB + (q % S) * BE, ctid, gmx,
                                      gmn);
         wg_fence_proxy_async();
-        float fa[4];
-        unsigned a0b[4], a0s[4], a1b[4], a1s[4]; /* the A operands of the even / odd k steps */
-        if (PRE) {
-            tc_gather_a1<wg_cfg, AKC>(fa, sA + (q % S) * AE, wm0, 0, 0, lane);
-            wg_split_a<FAST>(fa, a0b, a0s);
-            if (CHECK) wg_note_a(fa, gmx, gmn);
-        }
 
         for (int64_t kt = 0; kt < KT; ++kt) {
             const unsigned r = q + (unsigned)kt, cs = r % S;
@@ -127,14 +120,15 @@ __global__ void __launch_bounds__(TM_THREADS, 1)
             const float *sAc = sA + cs * AE;
             const unsigned pb = planes_addr + (unsigned)((kt & 1) * 2 * WG_PLANE * sizeof(float));
             const unsigned ps = pb + (unsigned)(WG_PLANE * sizeof(float));
+            float fa[4];
+            unsigned a0b[4], a0s[4], a1b[4], a1s[4]; /* the A operands of the even / odd k steps */
+
             /* k steps 0 (t starts afresh) and 1, then the next stage's B split while both run;
              * then a0 is free. */
-            if (!PRE) {
-                tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 0, lane);
-                wg_split_a<FAST>(fa, a0b, a0s);
-            }
+            tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 0, lane);
+            wg_split_a<FAST>(fa, a0b, a0s);
             pr_issue128<true>(tc, t, a0b, a0s, pb, ps, 0);
-            if (CHECK && !PRE) wg_note_a(fa, gmx, gmn);
+            if (CHECK) wg_note_a(fa, gmx, gmn);
             tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 8, lane); /* k step 1's fragment */
             wg_split_a<FAST>(fa, a1b, a1s);
             pr_issue128<false>(tc, t, a1b, a1s, pb, ps, 8);
@@ -163,11 +157,6 @@ __global__ void __launch_bounds__(TM_THREADS, 1)
             pr_corr128(tc, a1b, a1s, pb, ps, 24);
             if (CHECK) wg_note_a(fa, gmx, gmn);
             wg_wait<1>(); /* k step 2 and k step 3's large product done: t final */
-            if (PRE && kt + 1 < KT) {
-                tc_gather_a1<wg_cfg, AKC>(fa, sA + ((r + 1) % S) * AE, wm0, 0, 0, lane);
-                wg_split_a<FAST>(fa, a0b, a0s);
-                if (CHECK) wg_note_a(fa, gmx, gmn);
-            }
 
             /* This warp's reads of raw stage kt are done (B split in kt - 1, A fragments). */
             __syncwarp();
