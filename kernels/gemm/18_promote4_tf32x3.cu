@@ -7,7 +7,8 @@
  * tensor-core accumulators beside acc: tc takes the two correction products (a_small * B_big,
  * a_big * B_small) of every k step for the whole tile, t the large product a_big * B_big for
  * the 4 k steps of a stage. acc += t once per stage, acc += tc at the tile's end; the stage's
- * last k step issues the large product first, so acc += t runs while its corrections do.
+ * last k step issues the large product first, so acc += t runs while its corrections do; the
+ * next stage's B is split once k steps 0 and 1 are issued, so six wgmma run during the split.
  * 341 instructions per warp and stage instead of 532 (NN, cuobjdump -sass, CUDA 13.0).
  * Why faster: the consumers' issue time, most of which adds to the tensor time rather than
  * hiding under it, drops by a third; the tensor cores do the same work.
@@ -18,9 +19,10 @@
  * fallbacks are rung 17's (no guard workspace: rung 16; operands TMA cannot copy: rung 14).
  * Limits: the stage change runs with no wgmma group in flight (the B plane double buffer has
  * no "free" signal); ptxas can serialise every wgmma without a warning if the schedule changes
- * (promote.cuh). Rung 17's resources: 168 registers at launch, consumers 240, no spills.
- * Current figure (H100, perf/results/h100/ladder.csv): 102.8 TFLOP/s at 4096^3 NN, 1.97x
- * cuBLAS FP32 (rung 17: 98.2, 1.05x); 103.6 at 8192^3 (2.03x); 85.2 on 4097x4095x4099 (1.83x).
+ * (promote.cuh). Rung 17's resources: 168 registers at launch, consumers 240; 4 bytes of
+ * spills (one reload per stage) with k-contiguous B and the range check in the main loop.
+ * Current figure (H200, perf/results/h200/headline/, medians of 5 processes): 101.6 TFLOP/s
+ * at 4096^3 NN, 2.16x cuBLAS FP32; 102.9 at 8192^3 (2.21x); 87.4 on 4097x4095x4099 (1.93x).
  * Built for sm_90a (CMakeLists.txt); the sm_90 build traps; dispatch requires cc 9.0.
  */
 #include "promote.cuh"
