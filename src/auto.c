@@ -78,8 +78,8 @@ static int streamk_pays(const mb_shape *s, const mb_target *t) {
  * - NN with k <= 384, a multiple of 16 (else rung 14 copies the operands;
  *   perf/results/h100/dgemm-epilogue/, H100: 2-7% at 4096^2, 8192^2, 6144^2, 3072^2 by
  *   128-512, level at k = 768, TT level or behind; since both run the straight-line loop,
- *   H200, perf/results/h200/dgemm-tma-line/ and headline-aeab340/: 1-3% at k = 256, 2% behind at
- *   4096^2 by 384, 4% behind by 512: at 384 within 3% either way);
+ *   H200, perf/results/h200/dgemm-tma-line/ and headline-aeab340/: 1-3% at k = 256, 2%
+ *   behind at 4096^2 by 384, 4% behind by 512: at 384 within 3% either way);
  * - where rung 12 cannot move its edge tiles inside the matrix (tc_edge_shift: an odd m with
  *   A M-contiguous, NN and NT, or an odd n with B N-contiguous, NT and TT; the 16-byte copies
  *   would start at an odd element) and runs them on its plainer STEP loop, while TMA fills
