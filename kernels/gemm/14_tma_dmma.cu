@@ -124,6 +124,7 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
         tm_prefetch_map(&tmB);
     }
     __syncthreads(); /* the only block-wide barrier */
+    mb_grid_wait();  /* EXPERIMENT (MB_DPDL=1): a dependent launch */
     unsigned fph = 0, eph = (1u << S) - 1u;
 
     for (int64_t tile = tile0; tile < ntiles; tile += gridDim.x) {
@@ -219,6 +220,7 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
             mma(a1, b1);
         };
         tc_in_rounds<S>(KT, ktile);
+        if (tile + gridDim.x >= ntiles) mb_grid_launch_next(); /* EXPERIMENT: its last tile */
 
         /* Epilogue: rung 12's (tc_store_c), every tile at its own place (no edge shift: TMA
          * zero-filled what lies outside the matrix). A tail slab holds the tile, ld BM. */
@@ -291,9 +293,12 @@ static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v
     const mb_tail tail = mb_tail_plan(p, tiles, Cfg::MIN_BLOCKS, Cfg::BK,
                                       (int64_t)Cfg::BM * Cfg::BN, sizeof(double));
     const int64_t blocks = tail.t0 + (tiles - tail.t0) * tail.S;
-    tma_dmma_kernel<AKC, BKC><<<mb_grid_dim(blocks, MB_GRID_X_MAX), TD_THREADS, smem, s>>>(
-        ma, mb, *p, tail);
-    e = cudaGetLastError();
+    static const int mw = getenv("MB_DPDL") && atoi(getenv("MB_DPDL"));
+    cudaLaunchAttribute gattr[1];
+    const cudaLaunchConfig_t gcfg = mb_launch_cfg(gattr, dim3(mb_grid_dim(blocks, MB_GRID_X_MAX)),
+                                                  dim3(TD_THREADS), smem, s, mw && p->pdl);
+    e = cudaLaunchKernelEx(&gcfg, tma_dmma_kernel<AKC, BKC>, ma, mb, *p, tail);
+    if (e == cudaSuccess) e = cudaGetLastError();
     if (e == cudaSuccess && tail.S > 1) {
         const x3g g = {NULL, NULL, NULL, NULL, Cfg::BM, Cfg::BN}; /* no range guard */
         const dim3 rgrid((unsigned)(tiles - tail.t0),

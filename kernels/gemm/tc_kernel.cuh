@@ -7,6 +7,7 @@
 #ifndef MINIBLAS_GEMM_TC_KERNEL_CUH
 #define MINIBLAS_GEMM_TC_KERNEL_CUH
 
+#include <stdlib.h> /* EXPERIMENT: getenv */
 #include "splitk.cuh"
 #include "x3guard.cuh"
 #include "tc_mainloop.cuh"
@@ -385,7 +386,14 @@ static cudaError_t tc_gemm_launch_s(const mb_gemm_args *p, const mb_gemm_args *q
                                &smem_set);
     if (e != cudaSuccess) return e;
     cudaLaunchAttribute gattr[1];
-    const bool dep = lsmem > smem;
+    bool dep = lsmem > smem;
+    { /* EXPERIMENT: a dependent launch of dgemm grids of more than one wave too (MB_DPDL=1) */
+        static const int mw = getenv("MB_DPDL") && atoi(getenv("MB_DPDL"));
+        int sms = 0;
+        if (mw && p->pdl && !dep && OP == TC_OP_DMMA && mb_device_info(&sms, NULL) == cudaSuccess &&
+            (int64_t)grid.x * grid.y > (int64_t)sms * Cfg::MIN_BLOCKS)
+            dep = true;
+    }
     const cudaLaunchConfig_t gcfg = mb_launch_cfg(gattr, grid, dim3(Cfg::NTHREADS), lsmem, s, dep);
     e = cudaLaunchKernelEx(&gcfg, tc_gemm_kernel<Cfg, OP, AKC, BKC, SPLIT>, *q, a_vec, b_vec,
                            sp.kc, shift, tail, g, dep);
