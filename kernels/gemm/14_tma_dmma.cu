@@ -81,7 +81,8 @@ static_assert(2 * (td_smem_bytes(true, true) + 1024) <= 228 * 1024 &&
 template <bool AKC, bool BKC>
 __global__ void __launch_bounds__(TD_THREADS, 2)
     tma_dmma_kernel(const __grid_constant__ CUtensorMap tmA,
-                    const __grid_constant__ CUtensorMap tmB, mb_gemm_args p, mb_tail tail) {
+                    const __grid_constant__ CUtensorMap tmB, mb_gemm_args p, mb_tail tail,
+                    int group) {
 #if WG_SM90A
     typedef td_cfg Cfg;
     constexpr int S = td_ring<AKC>::S, D = td_ring<AKC>::D, MI = Cfg::MI, NI = Cfg::NI;
@@ -129,7 +130,7 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
 
     for (int64_t tile = tile0; tile < ntiles; tile += gridDim.x) {
         int64_t tm, tn;
-        tc_tile_coords(tile, ntm, ntn, &tm, &tn);
+        tc_tile_coords(tile, ntm, ntn, &tm, &tn, group);
         const int64_t m0 = tm * BM, n0 = tn * BN;
         double acc[MI][NI][4];
 #pragma unroll
@@ -235,6 +236,7 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
     (void)tmB;
     (void)p;
     (void)tail;
+    (void)group;
 #ifdef __CUDA_ARCH__
     __trap();
 #endif
@@ -297,7 +299,9 @@ static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v
     cudaLaunchAttribute gattr[1];
     const cudaLaunchConfig_t gcfg = mb_launch_cfg(gattr, dim3(mb_grid_dim(blocks, MB_GRID_X_MAX)),
                                                   dim3(TD_THREADS), smem, s, mw && p->pdl);
-    e = cudaLaunchKernelEx(&gcfg, tma_dmma_kernel<AKC, BKC>, ma, mb, *p, tail);
+    static const int rg = getenv("MB_RASTER") ? atoi(getenv("MB_RASTER")) : 0;
+    e = cudaLaunchKernelEx(&gcfg, tma_dmma_kernel<AKC, BKC>, ma, mb, *p, tail,
+                           tail.S == 1 && rg > 0 ? rg : TC_GROUP_M);
     if (e == cudaSuccess) e = cudaGetLastError();
     if (e == cudaSuccess && tail.S > 1) {
         const x3g g = {NULL, NULL, NULL, NULL, Cfg::BM, Cfg::BN}; /* no range guard */

@@ -114,6 +114,8 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
     tc_gemm_kernel(mb_gemm_args p, bool a_vec, bool b_vec, int64_t kc, int shift, mb_tail tail,
                    x3g g, bool dep) {
     typedef typename Cfg::T T;
+    const int64_t group = shift >> 8 ? shift >> 8 : TC_GROUP_M; /* EXPERIMENT: MB_RASTER */
+    shift &= 0xff;
     /* dep: a programmatic dependent launch of one wave, capped to ceil(blocks / SMs) blocks
      * per SM (tc_gemm_launch_s): its blocks may be resident before the kernel before it in the
      * stream has ended, and wait for it here, before they touch global memory; they let the
@@ -170,7 +172,7 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
 
     for (int64_t tile = tile0; tile < ntiles; tile += gridDim.x) {
         int64_t tm, tn;
-        tc_tile_coords(tile, ntm, ntn, &tm, &tn);
+        tc_tile_coords(tile, ntm, ntn, &tm, &tn, group);
         int64_t r0, c0, m0, n0; /* owned from (r0, c0), computed from (m0, n0) */
         tc_tile_place<Cfg>(tm, tn, p.m, p.n, shift, &r0, &c0, &m0, &n0);
 
@@ -395,8 +397,10 @@ static cudaError_t tc_gemm_launch_s(const mb_gemm_args *p, const mb_gemm_args *q
             dep = true;
     }
     const cudaLaunchConfig_t gcfg = mb_launch_cfg(gattr, grid, dim3(Cfg::NTHREADS), lsmem, s, dep);
+    static const int rg = getenv("MB_RASTER") ? atoi(getenv("MB_RASTER")) : 0;
+    const int gshift = OP == TC_OP_DMMA && tail.S == 1 && rg > 0 ? (rg > 65535 ? 65535 : rg) << 8 : 0;
     e = cudaLaunchKernelEx(&gcfg, tc_gemm_kernel<Cfg, OP, AKC, BKC, SPLIT>, *q, a_vec, b_vec,
-                           sp.kc, shift, tail, g, dep);
+                           sp.kc, shift | gshift, tail, g, dep);
     if (e == cudaSuccess) e = cudaGetLastError();
     if (e == cudaSuccess && tail.S > 1) {
         const dim3 rgrid((unsigned)(tiles - tail.t0), (unsigned)mb_cdiv((int64_t)Cfg::BM * Cfg::BN, 256));
