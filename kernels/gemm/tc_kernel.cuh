@@ -114,8 +114,6 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
     tc_gemm_kernel(mb_gemm_args p, bool a_vec, bool b_vec, int64_t kc, int shift, mb_tail tail,
                    x3g g, bool dep) {
     typedef typename Cfg::T T;
-    const int64_t group = shift >> 8 ? shift >> 8 : TC_GROUP_M; /* EXPERIMENT: MB_RASTER */
-    shift &= 0xff;
     /* dep: a programmatic dependent launch of one wave, capped to ceil(blocks / SMs) blocks
      * per SM (tc_gemm_launch_s): its blocks may be resident before the kernel before it in the
      * stream has ended, and wait for it here, before they touch global memory; they let the
@@ -172,9 +170,9 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
 
     for (int64_t tile = tile0; tile < ntiles; tile += gridDim.x) {
         int64_t tm, tn;
-        tc_tile_coords(tile, ntm, ntn, &tm, &tn, group);
+        tc_tile_coords(tile, ntm, ntn, &tm, &tn, shift >> 8 ? shift >> 8 : TC_GROUP_M); /* EXPERIMENT */
         int64_t r0, c0, m0, n0; /* owned from (r0, c0), computed from (m0, n0) */
-        tc_tile_place<Cfg>(tm, tn, p.m, p.n, shift, &r0, &c0, &m0, &n0);
+        tc_tile_place<Cfg>(tm, tn, p.m, p.n, shift & 0xff, &r0, &c0, &m0, &n0);
 
         T acc[Cfg::MI][Cfg::NI][4];
 #pragma unroll
