@@ -81,8 +81,7 @@ static_assert(2 * (td_smem_bytes(true, true) + 1024) <= 228 * 1024 &&
 template <bool AKC, bool BKC>
 __global__ void __launch_bounds__(TD_THREADS, 2)
     tma_dmma_kernel(const __grid_constant__ CUtensorMap tmA,
-                    const __grid_constant__ CUtensorMap tmB, mb_gemm_args p, mb_tail tail,
-                    int group) {
+                    const __grid_constant__ CUtensorMap tmB, mb_gemm_args p, mb_tail tail) {
 #if WG_SM90A
     typedef td_cfg Cfg;
     constexpr int S = td_ring<AKC>::S, D = td_ring<AKC>::D, MI = Cfg::MI, NI = Cfg::NI;
@@ -125,12 +124,11 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
         tm_prefetch_map(&tmB);
     }
     __syncthreads(); /* the only block-wide barrier */
-    mb_grid_wait();  /* EXPERIMENT (MB_DPDL=1): a dependent launch */
     unsigned fph = 0, eph = (1u << S) - 1u;
 
     for (int64_t tile = tile0; tile < ntiles; tile += gridDim.x) {
         int64_t tm, tn;
-        tc_tile_coords(tile, ntm, ntn, &tm, &tn, group);
+        tc_tile_coords(tile, ntm, ntn, &tm, &tn);
         const int64_t m0 = tm * BM, n0 = tn * BN;
         double acc[MI][NI][4];
 #pragma unroll
@@ -221,7 +219,6 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
             mma(a1, b1);
         };
         tc_in_rounds<S>(KT, ktile);
-        if (tile + gridDim.x >= ntiles) mb_grid_launch_next(); /* EXPERIMENT: its last tile */
 
         /* Epilogue: rung 12's (tc_store_c), every tile at its own place (no edge shift: TMA
          * zero-filled what lies outside the matrix). A tail slab holds the tile, ld BM. */
@@ -236,7 +233,6 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
     (void)tmB;
     (void)p;
     (void)tail;
-    (void)group;
 #ifdef __CUDA_ARCH__
     __trap();
 #endif
@@ -295,14 +291,9 @@ static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v
     const mb_tail tail = mb_tail_plan(p, tiles, Cfg::MIN_BLOCKS, Cfg::BK,
                                       (int64_t)Cfg::BM * Cfg::BN, sizeof(double));
     const int64_t blocks = tail.t0 + (tiles - tail.t0) * tail.S;
-    static const int mw = getenv("MB_DPDL") && atoi(getenv("MB_DPDL"));
-    cudaLaunchAttribute gattr[1];
-    const cudaLaunchConfig_t gcfg = mb_launch_cfg(gattr, dim3(mb_grid_dim(blocks, MB_GRID_X_MAX)),
-                                                  dim3(TD_THREADS), smem, s, mw && p->pdl);
-    static const int rg = getenv("MB_RASTER") ? atoi(getenv("MB_RASTER")) : 0;
-    e = cudaLaunchKernelEx(&gcfg, tma_dmma_kernel<AKC, BKC>, ma, mb, *p, tail,
-                           tail.S == 1 && rg > 0 ? rg : TC_GROUP_M);
-    if (e == cudaSuccess) e = cudaGetLastError();
+    tma_dmma_kernel<AKC, BKC><<<mb_grid_dim(blocks, MB_GRID_X_MAX), TD_THREADS, smem, s>>>(
+        ma, mb, *p, tail);
+    e = cudaGetLastError();
     if (e == cudaSuccess && tail.S > 1) {
         const x3g g = {NULL, NULL, NULL, NULL, Cfg::BM, Cfg::BN}; /* no range guard */
         const dim3 rgrid((unsigned)(tiles - tail.t0),

@@ -26,17 +26,12 @@
  * Built for sm_90a (CMakeLists.txt); the sm_90 build traps; dispatch requires cc 9.0.
  */
 #include "promote.cuh"
-#include <stdlib.h>
 
 /* The launcher (tma_ring.cuh): the kernel (promote.cuh) where TMA can copy the operands, else
  * rung 14. */
 template <bool AKC, bool BKC, bool SPLIT, bool CHECK>
 struct promote4_tf32x3 {
-    static tm_kernel_fn fn() {
-        static const int nd = getenv("MB_PR_ND") && atoi(getenv("MB_PR_ND"));
-        return nd ? promote_kernel<AKC, BKC, SPLIT, CHECK, true>
-                  : promote_kernel<AKC, BKC, SPLIT, CHECK, false>;
-    }
+    static tm_kernel_fn fn() { return promote_kernel<AKC, BKC, SPLIT, CHECK>; }
 };
 
 extern "C" cudaError_t mb_sgemm_pingpong_tf32x3(const void *a, cudaStream_t s);

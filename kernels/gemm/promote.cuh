@@ -72,7 +72,7 @@ __device__ __forceinline__ void pr_issue128(float (&tc)[64], float (&t)[64],
  * further care. The results are those of one group per k step (tc and t get the same wgmma
  * in the same order).
  * ------------------------------------------------------------------------------------- */
-template <bool AKC, bool BKC, bool SPLIT, bool CHECK, bool ND = false>
+template <bool AKC, bool BKC, bool SPLIT, bool CHECK>
 __global__ void __launch_bounds__(TM_THREADS, 1)
     promote_kernel(const __grid_constant__ CUtensorMap tmA,
                    const __grid_constant__ CUtensorMap tmB, mb_gemm_args p, int64_t kc, x3g g) {
@@ -114,10 +114,9 @@ __global__ void __launch_bounds__(TM_THREADS, 1)
 
         for (int64_t kt = 0; kt < KT; ++kt) {
             const unsigned r = q + (unsigned)kt, cs = r % S;
-            if (!ND)
-                wg_wait<0>();   /* C3 of kt - 1 done (waited here, not after the adds above it:
+            wg_wait<0>();       /* C3 of kt - 1 done (waited here, not after the adds above it:
                                    ptxas would move the adds below the wait) */
-            tm_consumer_sync(); /* B1: planes of kt visible (ND: C3 of kt - 1 may still run) */
+            tm_consumer_sync(); /* B1: planes of kt visible; every group of kt - 1 done */
             const float *sAc = sA + cs * AE;
             const unsigned pb = planes_addr + (unsigned)((kt & 1) * 2 * WG_PLANE * sizeof(float));
             const unsigned ps = pb + (unsigned)(WG_PLANE * sizeof(float));
@@ -131,13 +130,11 @@ __global__ void __launch_bounds__(TM_THREADS, 1)
             pr_issue128<true>(tc, t, a0b, a0s, pb, ps, 0);
             if (CHECK) wg_note_a(fa, gmx, gmn);
             tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 8, lane); /* k step 1's fragment */
-            if (ND) wg_wait<1>(); /* C3 of kt - 1 done: a1 free (k step 0 may run on) */
             wg_split_a<FAST>(fa, a1b, a1s);
             pr_issue128<false>(tc, t, a1b, a1s, pb, ps, 8);
             if (CHECK) wg_note_a(fa, gmx, gmn);
             tc_gather_a1<wg_cfg, AKC>(fa, sAc, wm0, 0, 16, lane); /* k step 2's fragment */
             if (kt + 1 < KT) {
-                if (ND) tm_consumer_sync(); /* B2: every group of kt - 1 done: buffer free */
                 const unsigned ns = (r + 1) % S;
                 tm_wait(full0 + 8 * ns, ((r + 1) / S) & 1u); /* raw kt + 1 landed */
                 float *pl = planes + ((kt + 1) & 1) * 2 * WG_PLANE;

@@ -138,11 +138,10 @@ TC_HD int tc_frag_c_col(int lane, int v) { return 2 * (lane & 3) + (v & 1); }
  * so blocks running at the same time share A panels and B panels in L2. */
 #define TC_GROUP_M 8
 __host__ __device__ __forceinline__ void tc_tile_coords(int64_t tile, int64_t ntm, int64_t ntn,
-                                                        int64_t *tm, int64_t *tn,
-                                                        int64_t group = TC_GROUP_M) {
-    int64_t per_group = group * ntn;
-    int64_t first = (tile / per_group) * group;
-    int64_t gsz = ntm - first < group ? ntm - first : group;
+                                                        int64_t *tm, int64_t *tn) {
+    int64_t per_group = (int64_t)TC_GROUP_M * ntn;
+    int64_t first = (tile / per_group) * TC_GROUP_M;
+    int64_t gsz = ntm - first < TC_GROUP_M ? ntm - first : TC_GROUP_M;
     int64_t r = tile % per_group;
     *tm = first + r % gsz;
     *tn = r / gsz;

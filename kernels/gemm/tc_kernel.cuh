@@ -7,7 +7,6 @@
 #ifndef MINIBLAS_GEMM_TC_KERNEL_CUH
 #define MINIBLAS_GEMM_TC_KERNEL_CUH
 
-#include <stdlib.h> /* EXPERIMENT: getenv */
 #include "splitk.cuh"
 #include "x3guard.cuh"
 #include "tc_mainloop.cuh"
@@ -170,9 +169,9 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
 
     for (int64_t tile = tile0; tile < ntiles; tile += gridDim.x) {
         int64_t tm, tn;
-        tc_tile_coords(tile, ntm, ntn, &tm, &tn, shift >> 8 ? shift >> 8 : TC_GROUP_M); /* EXPERIMENT */
+        tc_tile_coords(tile, ntm, ntn, &tm, &tn);
         int64_t r0, c0, m0, n0; /* owned from (r0, c0), computed from (m0, n0) */
-        tc_tile_place<Cfg>(tm, tn, p.m, p.n, shift & 0xff, &r0, &c0, &m0, &n0);
+        tc_tile_place<Cfg>(tm, tn, p.m, p.n, shift, &r0, &c0, &m0, &n0);
 
         T acc[Cfg::MI][Cfg::NI][4];
 #pragma unroll
@@ -386,19 +385,10 @@ static cudaError_t tc_gemm_launch_s(const mb_gemm_args *p, const mb_gemm_args *q
                                &smem_set);
     if (e != cudaSuccess) return e;
     cudaLaunchAttribute gattr[1];
-    bool dep = lsmem > smem;
-    { /* EXPERIMENT: a dependent launch of dgemm grids of more than one wave too (MB_DPDL=1) */
-        static const int mw = getenv("MB_DPDL") && atoi(getenv("MB_DPDL"));
-        int sms = 0;
-        if (mw && p->pdl && !dep && OP == TC_OP_DMMA && mb_device_info(&sms, NULL) == cudaSuccess &&
-            (int64_t)grid.x * grid.y > (int64_t)sms * Cfg::MIN_BLOCKS)
-            dep = true;
-    }
+    const bool dep = lsmem > smem;
     const cudaLaunchConfig_t gcfg = mb_launch_cfg(gattr, grid, dim3(Cfg::NTHREADS), lsmem, s, dep);
-    static const int rg = getenv("MB_RASTER") ? atoi(getenv("MB_RASTER")) : 0;
-    const int gshift = OP == TC_OP_DMMA && tail.S == 1 && rg > 0 ? (rg > 65535 ? 65535 : rg) << 8 : 0;
     e = cudaLaunchKernelEx(&gcfg, tc_gemm_kernel<Cfg, OP, AKC, BKC, SPLIT>, *q, a_vec, b_vec,
-                           sp.kc, shift | gshift, tail, g, dep);
+                           sp.kc, shift, tail, g, dep);
     if (e == cudaSuccess) e = cudaGetLastError();
     if (e == cudaSuccess && tail.S > 1) {
         const dim3 rgrid((unsigned)(tiles - tail.t0), (unsigned)mb_cdiv((int64_t)Cfg::BM * Cfg::BN, 256));
