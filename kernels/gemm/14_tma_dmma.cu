@@ -27,7 +27,6 @@
  * n by layout; 2047^3 NN 1.04x cuBLAS DGEMM): auto takes it at both; 0.95-0.98x rung 12's
  * speed from 2048^3 to 8192^3. Built for sm_90a only; dispatch requires cc 9.0.
  */
-#include <stdlib.h> /* EXPERIMENT: getenv */
 #include "tma_ring.cuh"
 
 extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s);
@@ -82,8 +81,7 @@ static_assert(2 * (td_smem_bytes(true, true) + 1024) <= 228 * 1024 &&
 template <bool AKC, bool BKC>
 __global__ void __launch_bounds__(TD_THREADS, 2)
     tma_dmma_kernel(const __grid_constant__ CUtensorMap tmA,
-                    const __grid_constant__ CUtensorMap tmB, mb_gemm_args p, mb_tail tail,
-                    int hyb) {
+                    const __grid_constant__ CUtensorMap tmB, mb_gemm_args p, mb_tail tail) {
 #if WG_SM90A
     typedef td_cfg Cfg;
     constexpr int S = td_ring<AKC>::S, D = td_ring<AKC>::D, MI = Cfg::MI, NI = Cfg::NI;
@@ -160,22 +158,10 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
             else
                 tm_copy2d(sb + st * BB, &tmB, (int)n0, k, full0 + 8 * st);
         };
-        /* EXPERIMENT (MB_TD_HYB=1): the first tile of a block wholly inside C, not a slice,
-         * gets its first k-tile by cp.async from every thread (rung 12's loader, same layout),
-         * stage 0's full barrier left for the TMA that refills it. */
-        const bool first_cp = hyb && tile == tile0 && !to_slab && k0 == 0 && m0 + BM <= p.m &&
-                              n0 + BN <= p.n;
-        if (first_cp) {
-            tc_load_stage<Cfg, AKC, BKC>((double *)sA, (double *)sB, p, m0, n0, 0, true, true, tid);
-            tc_cp_async_commit();
-        }
         if (warp == 0) {
 #pragma unroll
             for (int j = 0; j < D; ++j)
-                if (j == 0 && first_cp)
-                    eph ^= 1u; /* stage 0 free: its release is what the refill waits for */
-                else if (j < KT)
-                    produce(j, j);
+                if (j < KT) produce(j, j);
         }
         __syncwarp();
 
@@ -188,13 +174,8 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
                 for (int ni = 0; ni < NI; ++ni) tc_mma_f64<2>(acc[mi][ni], a[mi], b[ni]);
         };
         /* Every thread: until stage 0 holds k-tile 0 (then converged for mma.sync). */
-        if (first_cp) {
-            tc_cp_async_wait<0>();
-            __syncthreads();
-        } else {
-            tm_wait(full0, fph & 1u);
-            fph ^= 1u;
-        }
+        tm_wait(full0, fph & 1u);
+        fph ^= 1u;
         __syncwarp();
 #pragma unroll
         for (int mi = 0; mi < MI; ++mi) tc_gather_a1_f64<Cfg, AKC, 2>(a0[mi], sA, wm0, mi, 0, lane);
@@ -252,7 +233,6 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
     (void)tmB;
     (void)p;
     (void)tail;
-    (void)hyb;
 #ifdef __CUDA_ARCH__
     __trap();
 #endif
@@ -311,9 +291,8 @@ static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v
     const mb_tail tail = mb_tail_plan(p, tiles, Cfg::MIN_BLOCKS, Cfg::BK,
                                       (int64_t)Cfg::BM * Cfg::BN, sizeof(double));
     const int64_t blocks = tail.t0 + (tiles - tail.t0) * tail.S;
-    static const int hyb = getenv("MB_TD_HYB") && atoi(getenv("MB_TD_HYB")); /* EXPERIMENT */
     tma_dmma_kernel<AKC, BKC><<<mb_grid_dim(blocks, MB_GRID_X_MAX), TD_THREADS, smem, s>>>(
-        ma, mb, *p, tail, hyb);
+        ma, mb, *p, tail);
     e = cudaGetLastError();
     if (e == cudaSuccess && tail.S > 1) {
         const x3g g = {NULL, NULL, NULL, NULL, Cfg::BM, Cfg::BN}; /* no range guard */
