@@ -27,7 +27,6 @@
  * n by layout; 2047^3 NN 1.04x cuBLAS DGEMM): auto takes it at both; 0.95-0.98x rung 12's
  * speed from 2048^3 to 8192^3. Built for sm_90a only; dispatch requires cc 9.0.
  */
-#include <stdlib.h> /* EXPERIMENT: getenv */
 #include "tma_ring.cuh"
 
 extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s);
@@ -79,44 +78,7 @@ static_assert(2 * (td_smem_bytes(true, true) + 1024) <= 228 * 1024 &&
  * 12, ptxas then tracks the DMMA results on one scoreboard with counted waits (the
  * interleaved order spread them over six, shared with the fragment loads; perf/sass_loop.py).
  * ------------------------------------------------------------------------------------- */
-/* EXPERIMENT (MB_TD_SWAP=1): the kernel computes D = C^T (m x n of D = n x m of C) and stores
- * D(r, c) at C[c + r ldc]: a lane's pair D(r, c), D(r, c + 1) is 16 contiguous bytes. */
-__device__ __forceinline__ void td_store_ct(const double (&acc)[td_cfg::MI][td_cfg::NI][4],
-                                            double *C, int64_t ldc, int64_t m0, int64_t n0,
-                                            int64_t m, int64_t n, double alpha, double beta,
-                                            int wm0, int wn0, int lane) {
-    const int g = lane >> 2, t = lane & 3;
-    const bool fast = m0 + td_cfg::BM <= m && n0 + td_cfg::BN <= n && (uintptr_t)C % 16 == 0 &&
-                      ldc % 2 == 0;
-    double *base = C + (n0 + wn0 + 2 * t) + (m0 + wm0 + g) * ldc;
-#pragma unroll
-    for (int mi = 0; mi < td_cfg::MI; ++mi)
-#pragma unroll
-        for (int ni = 0; ni < td_cfg::NI; ++ni)
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                const int64_t r = m0 + wm0 + mi * 16 + g + 8 * h, c = n0 + wn0 + ni * 8 + 2 * t;
-                double *d = base + ni * 8 + (mi * 16 + 8 * h) * ldc;
-                double v0 = acc[mi][ni][2 * h], v1 = acc[mi][ni][2 * h + 1];
-                if (fast) {
-                    if (beta == 0.0) {
-                        if (alpha != 1.0) { v0 *= alpha; v1 *= alpha; }
-                    } else {
-                        const double2 o = *(const double2 *)d;
-                        v0 = __fma_rn(alpha, v0, beta * o.x);
-                        v1 = __fma_rn(alpha, v1, beta * o.y);
-                    }
-                    *(double2 *)d = make_double2(v0, v1);
-                } else {
-                    if (r < m && c < n)
-                        d[0] = beta == 0.0 ? alpha * v0 : __fma_rn(alpha, v0, beta * d[0]);
-                    if (r < m && c + 1 < n)
-                        d[1] = beta == 0.0 ? alpha * v1 : __fma_rn(alpha, v1, beta * d[1]);
-                }
-            }
-}
-
-template <bool AKC, bool BKC, bool TRC = false>
+template <bool AKC, bool BKC>
 __global__ void __launch_bounds__(TD_THREADS, 2)
     tma_dmma_kernel(const __grid_constant__ CUtensorMap tmA,
                     const __grid_constant__ CUtensorMap tmB, mb_gemm_args p, mb_tail tail) {
@@ -261,11 +223,8 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
         /* Epilogue: rung 12's (tc_store_c), every tile at its own place (no edge shift: TMA
          * zero-filled what lies outside the matrix). A tail slab holds the tile, ld BM. */
         const int64_t ldo = to_slab ? BM : p.ldc, off = to_slab ? m0 + n0 * BM : 0;
-        if (TRC)
-            td_store_ct(acc, C, p.ldc, m0, n0, p.m, p.n, alpha, beta, wm0, wn0, lane);
-        else
-            tc_store_c<Cfg>(acc, C - off, ldo, m0, n0, m0, n0, p.m, p.n, alpha, beta, wm0, wn0,
-                            lane);
+        tc_store_c<Cfg>(acc, C - off, ldo, m0, n0, m0, n0, p.m, p.n, alpha, beta, wm0, wn0,
+                        lane);
     }
 #else
     /* Not built for sm_90a: never launched (dispatch requires a compute capability 9.0 GPU,
@@ -299,7 +258,7 @@ static cudaError_t td_carveout_once(const void *func, unsigned long long *done) 
 
 /* The launch for operands TMA can copy; *ran = 0 (nothing launched) where the driver refused
  * a tensor map. */
-template <bool AKC, bool BKC, bool TRC = false>
+template <bool AKC, bool BKC>
 static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v12000 fn,
                              int *ran, cudaStream_t s) {
     typedef td_cfg Cfg;
@@ -318,22 +277,21 @@ static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v
     *ran = 1;
     const size_t smem = td_smem_bytes(AKC, BKC);
     static unsigned long long smem_set; /* devices whose limit is raised (this kernel) */
-    cudaError_t e = mb_smem_limit_once((const void *)tma_dmma_kernel<AKC, BKC, TRC>, (int)smem,
+    cudaError_t e = mb_smem_limit_once((const void *)tma_dmma_kernel<AKC, BKC>, (int)smem,
                                        &smem_set);
     if (e != cudaSuccess) return e;
     /* Two blocks of up to 106 KB per SM need the largest shared-memory carveout (228 KB):
      * asked for, not left to the driver's choice. */
     static unsigned long long carve_set;
-    e = td_carveout_once((const void *)tma_dmma_kernel<AKC, BKC, TRC>, &carve_set);
+    e = td_carveout_once((const void *)tma_dmma_kernel<AKC, BKC>, &carve_set);
     if (e != cudaSuccess) return e;
     /* Rung 12's plan for its big tile (tc_gemm_launch_s): the same tail split, so the same
      * sums in the same order. */
     const int64_t tiles = mb_cdiv(p->m, Cfg::BM) * mb_cdiv(p->n, Cfg::BN);
-    const mb_tail tail = TRC ? mb_tail{tiles, 1, p->k} /* EXPERIMENT: no tail split */
-                             : mb_tail_plan(p, tiles, Cfg::MIN_BLOCKS, Cfg::BK,
-                                            (int64_t)Cfg::BM * Cfg::BN, sizeof(double));
+    const mb_tail tail = mb_tail_plan(p, tiles, Cfg::MIN_BLOCKS, Cfg::BK,
+                                      (int64_t)Cfg::BM * Cfg::BN, sizeof(double));
     const int64_t blocks = tail.t0 + (tiles - tail.t0) * tail.S;
-    tma_dmma_kernel<AKC, BKC, TRC><<<mb_grid_dim(blocks, MB_GRID_X_MAX), TD_THREADS, smem, s>>>(
+    tma_dmma_kernel<AKC, BKC><<<mb_grid_dim(blocks, MB_GRID_X_MAX), TD_THREADS, smem, s>>>(
         ma, mb, *p, tail);
     e = cudaGetLastError();
     if (e == cudaSuccess && tail.S > 1) {
@@ -352,24 +310,6 @@ static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v
 static cudaError_t td_run(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v12000 fn,
                           cudaStream_t s) {
     int ran = 0;
-    static const int swap = getenv("MB_TD_SWAP") && atoi(getenv("MB_TD_SWAP")); /* EXPERIMENT */
-    if (swap) { /* C^T = op(B)^T op(A)^T, stored transposed */
-        mb_gemm_args q = *p;
-        q.m = p->n;
-        q.n = p->m;
-        q.A = p->B;
-        q.lda = p->ldb;
-        q.B = p->A;
-        q.ldb = p->lda;
-        q.transa = !p->transb;
-        q.transb = !p->transa;
-        const cudaError_t e =
-            q.transa ? (q.transb ? td_launch<true, false, true>(&q, fn, &ran, s)
-                                 : td_launch<true, true, true>(&q, fn, &ran, s))
-                     : (q.transb ? td_launch<false, false, true>(&q, fn, &ran, s)
-                                 : td_launch<false, true, true>(&q, fn, &ran, s));
-        return ran ? e : mb_dgemm_dmma(p, s);
-    }
     /* A is K-contiguous when transposed; B is K-contiguous when not. */
     const cudaError_t e = p->transa ? (p->transb ? td_launch<true, false>(p, fn, &ran, s)
                                                  : td_launch<true, true>(p, fn, &ran, s))
