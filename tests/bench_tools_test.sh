@@ -6,8 +6,8 @@
 # CPU BLAS against the layer's CPU path) validated by tests/bench_schema_check.py and compared
 # with itself by perf/compare.py (all SAME); perf/spread.py and perf/cblas_compare.py on
 # files made up here, a dry run's output and committed results; perf/ncu_stalls.py on a
-# made-up Nsight Compute source page; perf/targets.py on made-up and committed files, and
-# perf/headline.sh's usage errors.
+# made-up Nsight Compute source page, plain and compressed; perf/targets.py on made-up and
+# committed files, and perf/headline.sh's usage errors.
 #   tests/bench_tools_test.sh BUILD_DIR SOURCE_DIR PYTHON
 set -uo pipefail
 build=$1 src=$2 py=$3
@@ -145,6 +145,11 @@ check "ncu_stalls.py: the loop and the rest, by reason" \
   '"$py" "$src/perf/ncu_stalls.py" "$t/k-sass.csv" >"$t/ns" &&
    grep -qx "| k | loop | 40 | 20 | 0 | 0 | 20 | 0 | 0 | 0 | 0 | 0 | 0 | 0 |" "$t/ns" &&
    grep -qx "| k | rest | 15 | 0 | 0 | 0 | 0 | 15 | 0 | 0 | 0 | 0 | 0 | 0 |" "$t/ns"'
+check "ncu_stalls.py --top: a gzip file, the rest's instructions by samples" \
+  'gzip -c "$t/k-sass.csv" >"$t/k-sass.csv.gz" &&
+   "$py" "$src/perf/ncu_stalls.py" --top 2 "$t/k-sass.csv.gz" >"$t/nt" &&
+   grep -qx "| k | rest | 15 | 0 | 0 | 0 | 0 | 15 | 0 | 0 | 0 | 0 | 0 | 0 |" "$t/nt" &&
+   [ "$(grep -c "^ *5  STG .*long_sb 5$" "$t/nt")" = 2 ]'
 # the speed targets (perf/targets.py) on files made up here: every target met; then one row
 # under its target, `auto` slower than a rung by more than 3%, one row left out; and on the
 # committed headline of one GPU
