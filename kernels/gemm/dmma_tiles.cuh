@@ -32,9 +32,6 @@ typedef tc_cfg<double, 128, 64, 16, 64, 32, 3, 2, 8, TC_PIPE_XMMA, true> dmma_bi
  * operand bytes per multiply-add from L2 than the big tile: 3-12% less time there
  * (perf/results/h100/dgemm-deep/). With more tiles than slots it was level or slower. */
 typedef tc_cfg<double, 128, 128, 16, 64, 32, 3, 1, 8, TC_PIPE_XMMA, true> dmma_deep_cfg;
-struct dmma_big_il_cfg : dmma_big_cfg { /* EXPERIMENT: the interleaved XMMA loop */
-    static constexpr bool IL = true;
-};
 typedef tc_cfg<double, 128, 64, 16, 64, 32, 3, 2, 8, TC_PIPE_STEP2, true> dmma_big_step_cfg;
 typedef tc_cfg<double, 64, 64, 16, 32, 32, 4, 3, 8, TC_PIPE_STREAM, true, true> dmma_mid_cfg;
 /* The mid tile on the big tile's XMMA loop, 2 blocks per SM (at 3 its 168 registers spilled

@@ -103,15 +103,6 @@ struct tc_cfg {
 /* ---------------------------------------------------------------------------------------
  * Index helpers (host and device, so a CPU emulation can check them).
  * ------------------------------------------------------------------------------------- */
-/* EXPERIMENT: a configuration with a member IL runs the XMMA loop in the interleaved order. */
-template <class C, class = void>
-struct tc_il {
-    static constexpr bool value = false;
-};
-template <class C>
-struct tc_il<C, decltype((void)C::IL)> {
-    static constexpr bool value = true;
-};
 /* Position in its row of element i of row o of a shared tile. Padded tiles: i. Swizzled FP64
  * tiles: bits 2-3 of i flipped by the row's low two bits. A fragment read touches rows
  * o0 + t or o0 + g (t, g in 0..3 in each half-warp, o0 a multiple of 4) at positions i0 + g

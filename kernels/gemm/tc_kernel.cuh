@@ -205,8 +205,8 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, Cfg::MIN_BLOCKS)
             xmma = a_vec && b_vec && p.k % Cfg::BK == 0 && m0 + Cfg::BM <= p.m &&
                    n0 + Cfg::BN <= p.n;
             if (xmma)
-                tc_mainloop_f64_xmma<Cfg, AKC, BKC, !tc_il<Cfg>::value>(acc, sA, sB, p, m0, n0,
-                                                                          KT, tid, wm0, wn0, lane);
+                tc_mainloop_f64_xmma<Cfg, AKC, BKC>(acc, sA, sB, p, m0, n0, KT, tid, wm0, wn0,
+                                                    lane);
         }
         if constexpr (OP == TC_OP_DMMA && Cfg::PIPE == TC_PIPE_STREAM) {
             if constexpr (Cfg::DK == 8 && Cfg::BK % 16 == 0 && Cfg::NI >= 2)
