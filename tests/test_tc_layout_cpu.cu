@@ -31,8 +31,7 @@ static void check_operand(const char *tile) {
     const char *opn = IS_A ? "A" : "B";
     const int MN = IS_A ? Cfg::BM : Cfg::BN, BK = Cfg::BK;
     const int OUT = KC ? MN : BK, IN = KC ? BK : MN; /* rows of the stage, elements per row */
-    const int LDS = IS_A ? (KC ? Cfg::LD_AK : Cfg::LD_AM) : (KC ? Cfg::LD_BK : Cfg::LD_BN);
-    constexpr bool SWZ = IS_A ? Cfg::SWZ_A : Cfg::SWZ_B;
+    const int LDS = KC ? Cfg::LD_K : (IS_A ? Cfg::LD_AM : Cfg::LD_BN);
     const int E = IS_A ? Cfg::a_elems(KC) : Cfg::b_elems(KC);
     CHECKF(E % 16 == 0, "%s %s%s: stage of %d elements (bases must stay 128-byte aligned)", tile,
            opn, KC ? " K-contiguous" : "", E);
@@ -79,17 +78,14 @@ static void check_operand(const char *tile) {
     CHECKF(conflicted == 0, "%s %s%s: %d of %d half-warp fragment reads with a bank conflict",
            tile, opn, KC ? " K-contiguous" : "", conflicted, reads);
 
-    /* lean copies: thread tid's chunk `it` lands at base + it * ROWS * LDS (+ alt if it is
-     * odd and ROWS is not a multiple of 4) */
+    /* lean copies: thread tid's chunk `it` lands at base + it * ROWS * LDS */
     const int CPR = IN / 2, ROWS = Cfg::NTHREADS / CPR;
     int wrong = 0;
     for (int tid = 0; tid < Cfg::NTHREADS; ++tid) {
         const int o = tid / CPR, i = tid % CPR * 2;
-        const int base = o * LDS + tc_swz<SWZ>(o, i);
-        const int alt = tc_lean_alt<double, IN, Cfg::NTHREADS, SWZ>(o, i);
+        const int base = o * LDS + tc_swz<Cfg::SWZ>(o, i);
         for (int it = 0; it < OUT / ROWS; ++it) {
-            const int d = base + it * ROWS * LDS + (it % 2 && ROWS % 4 ? alt : 0),
-                      r = o + it * ROWS;
+            const int d = base + it * ROWS * LDS, r = o + it * ROWS;
             wrong += d != idx<Cfg, IS_A, KC>(r, i) || d + 1 != idx<Cfg, IS_A, KC>(r, i + 1);
         }
     }
@@ -125,8 +121,6 @@ static void check_swz(void) {
 int main(void) {
     check_swz();
     check_tile<dmma_big_cfg>("big");
-    check_tile<dmma_big_swz_cfg>("big (swizzled)");
-    check_tile<dmma_big_swza_cfg>("big (A swizzled)");
     check_tile<dmma_big_step_cfg>("big (STEP)");
     check_tile<dmma_mid_cfg>("mid");
     check_tile<dmma_mid_xmma_cfg>("mid (XMMA)");

@@ -26,7 +26,6 @@
  * layout), 99-120 KB (deep), 64 KB (mid), 72 KB (small; 48 KB on the XMMA loop), 48 KB (tiny).
  * Measured: docs/ladders/gemm.md.
  */
-#include <stdlib.h>
 #include "tc_common.cuh"
 #include "operand_copy.cuh"
 #include "dmma_tiles.cuh"
@@ -66,9 +65,6 @@ static int dmma_deep(const mb_gemm_args *p, int sms) {
 }
 /* The big tile's XMMA kernel, or the deep tile's on the calls it takes. */
 static cudaError_t dmma_big_xmma(const mb_gemm_args *p, int sms, cudaStream_t s) {
-    static int swz = -1; /* EXPERIMENT: MB_BIG_SWZ=1 runs the big tile with A swizzled */
-    if (swz < 0) swz = getenv("MB_BIG_SWZ") && atoi(getenv("MB_BIG_SWZ"));
-    if (swz && !dmma_deep(p, sms)) return tc_gemm_launch<dmma_big_swza_cfg, TC_OP_DMMA>(p, s);
     return dmma_deep(p, sms) ? tc_gemm_launch<dmma_deep_cfg, TC_OP_DMMA>(p, s)
                              : tc_gemm_launch<dmma_big_cfg, TC_OP_DMMA>(p, s);
 }

@@ -267,10 +267,10 @@ static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v
      * in rung 12's padded layout (tc_config.cuh), rows as wide as the pads. */
     CUtensorMap ma, mb;
     *ran = 0;
-    if ((AKC ? tm_map(fn, &ma, p->A, p->k, p->m, p->lda, Cfg::LD_AK, Cfg::BM, f64)
+    if ((AKC ? tm_map(fn, &ma, p->A, p->k, p->m, p->lda, Cfg::LD_K, Cfg::BM, f64)
              : tm_map(fn, &ma, p->A, p->m, p->k, p->lda, Cfg::LD_AM, Cfg::BK, f64)) !=
             cudaSuccess ||
-        (BKC ? tm_map(fn, &mb, p->B, p->k, p->n, p->ldb, Cfg::LD_BK, Cfg::BN, f64)
+        (BKC ? tm_map(fn, &mb, p->B, p->k, p->n, p->ldb, Cfg::LD_K, Cfg::BN, f64)
              : tm_map(fn, &mb, p->B, p->n, p->k, p->ldb, Cfg::LD_BN, Cfg::BK, f64)) !=
             cudaSuccess)
         return cudaSuccess;

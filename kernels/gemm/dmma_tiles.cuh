@@ -25,9 +25,6 @@
  * time swizzled than padded from 640^3 to 4096^3; on the lean loop, 32x64x32 at 3 per SM
  * reached 89-97% of cuBLAS DGEMM's speed at 640^3-1280^3). */
 typedef tc_cfg<double, 128, 64, 16, 64, 32, 3, 2, 8, TC_PIPE_XMMA, true> dmma_big_cfg;
-typedef tc_cfg<double, 128, 64, 16, 64, 32, 3, 2, 8, TC_PIPE_XMMA, true, true> dmma_big_swz_cfg;
-typedef tc_cfg<double, 128, 64, 16, 64, 32, 3, 2, 8, TC_PIPE_XMMA, true, true, TC_SWZ_A>
-    dmma_big_swza_cfg;
 /* The deep tile: the big tile's warps and loop on a 128x128 block of 8 warps, one block per
  * SM (up to 120 KB of shared memory). It takes the big tile's calls of at most one wave with
  * blocks at least 2048 deep (split in k or not; 12_dmma.cu, dmma_deep). The FP64 tensor pipe

@@ -34,10 +34,6 @@
 #define TC_PIPE_STEP1 1
 #define TC_PIPE_STREAM 2
 #define TC_PIPE_XMMA 3
-/* Which operands' shared tiles a swizzled configuration (SWZ) swizzles; the others keep pads. */
-#define TC_SWZ_A 1
-#define TC_SWZ_B 2
-#define TC_SWZ_AB 3
 
 /* ---------------------------------------------------------------------------------------
  * Tile configuration.
@@ -45,8 +41,7 @@
  * 16 x 8); STAGES shared-memory buffers in flight; MINB_ blocks per SM asked of ptxas.
  * ------------------------------------------------------------------------------------- */
 template <typename T_, int BM_, int BN_, int BK_, int WM_, int WN_, int STAGES_, int MINB_,
-          int DK_ = 4, int PIPE_ = TC_PIPE_STEP2, bool LEAN_ = false, bool SWZ_ = false,
-          int SWZ_OPS_ = TC_SWZ_AB>
+          int DK_ = 4, int PIPE_ = TC_PIPE_STEP2, bool LEAN_ = false, bool SWZ_ = false>
 struct tc_cfg {
     typedef T_ T;
     static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, STAGES = STAGES_;
@@ -65,7 +60,6 @@ struct tc_cfg {
      * XOR swizzle instead (tc_swz): the same stages take 11-14% less shared memory, so more
      * stages or more blocks fit in an SM. */
     static constexpr bool SWZ = SWZ_;
-    static constexpr bool SWZ_A = SWZ && (SWZ_OPS_ & TC_SWZ_A), SWZ_B = SWZ && (SWZ_OPS_ & TC_SWZ_B);
     static_assert(!SWZ || sizeof(T) == 8, "the swizzle is for FP64 tiles");
     static_assert(DK == 4 || DK == 8 || DK == 16, "FP64 mma depth: 4, 8 or 16");
     static_assert(PIPE >= TC_PIPE_STEP2 && PIPE <= TC_PIPE_XMMA, "fragment pipeline");
@@ -83,24 +77,21 @@ struct tc_cfg {
      * double (a half-warp per shared-memory wavefront: g in 0..3 or 4..7, t in 0..3): 16
      * distinct 8-byte bank pairs when LD % 16 == 4 in both cases. With SWZ no pads: rows of a
      * multiple of 16 doubles (128 bytes), element (o, i) of a row at o * LD + tc_swz(o, i). */
-    static constexpr int PAD_MN = sizeof(T) == 4 ? 8 : 4, PAD_K = 4;
-    static constexpr int LD_AM = BM + (SWZ_A ? 0 : PAD_MN), LD_AK = BK + (SWZ_A ? 0 : PAD_K);
-    static constexpr int LD_BN = BN + (SWZ_B ? 0 : PAD_MN), LD_BK = BK + (SWZ_B ? 0 : PAD_K);
+    static constexpr int PAD_MN = SWZ ? 0 : sizeof(T) == 4 ? 8 : 4;
+    static constexpr int PAD_K = SWZ ? 0 : 4;
+    static constexpr int LD_AM = BM + PAD_MN, LD_BN = BN + PAD_MN, LD_K = BK + PAD_K;
     static_assert(BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 8 == 0, "warp tiling");
     static_assert(BK % KSTEP == 0 && BK % VEC == 0 && BM % VEC == 0 && BN % VEC == 0, "tile");
-    static constexpr bool conflict_free(int ld_mn, int ld_k, bool swz) {
-        return swz ? ld_mn % 16 == 0 && ld_k % 16 == 0
-                   : sizeof(T) == 4 ? ld_mn % 32 == 8 && ld_k % 32 == 4
-                                    : ld_mn % 16 == 4 && ld_k % 16 == 4;
-    }
-    static_assert(conflict_free(LD_AM, LD_AK, SWZ_A) && conflict_free(LD_BN, LD_BK, SWZ_B),
+    static_assert(SWZ ? (LD_AM % 16 == 0 && LD_BN % 16 == 0 && LD_K % 16 == 0)
+                  : sizeof(T) == 4 ? (LD_AM % 32 == 8 && LD_BN % 32 == 8 && LD_K % 32 == 4)
+                                   : (LD_AM % 16 == 4 && LD_BN % 16 == 4 && LD_K % 16 == 4),
                   "pads (or the swizzle) must keep fragment reads conflict-free");
     static_assert((LD_AM * sizeof(T)) % 16 == 0 && (LD_BN * sizeof(T)) % 16 == 0 &&
-                      (LD_AK * sizeof(T)) % 16 == 0 && (LD_BK * sizeof(T)) % 16 == 0,
+                      (LD_K * sizeof(T)) % 16 == 0,
                   "shared rows must stay 16-byte aligned for cp.async");
     /* Elements of one stage of A / B in each layout. */
-    static constexpr int a_elems(bool akc) { return akc ? BM * LD_AK : BK * LD_AM; }
-    static constexpr int b_elems(bool bkc) { return bkc ? BN * LD_BK : BK * LD_BN; }
+    static constexpr int a_elems(bool akc) { return akc ? BM * LD_K : BK * LD_AM; }
+    static constexpr int b_elems(bool bkc) { return bkc ? BN * LD_K : BK * LD_BN; }
     /* 3xTF32 adds one split copy of the current stage: a plane of big and a plane of small
      * parts, each in the stage's layout (same pads, so fragment reads stay conflict-free). */
     static constexpr size_t smem_bytes(bool akc, bool bkc, bool split = false) {
@@ -122,34 +113,17 @@ template <bool SWZ>
 __host__ __device__ __forceinline__ int tc_swz(int o, int i) {
     return SWZ ? i ^ ((o & 3) << 2) : i;
 }
-/* A lean copy's rows (tc_copy_lean): a thread's chunks of a tile with INNER contiguous
- * elements lie ROWS rows apart. Rows a multiple of 4 apart share the swizzle's flip; rows 2
- * mod 4 apart alternate between two, and tc_lean_alt is the step from the first flip's
- * position of inner offset i (row o) to the second's. */
-template <typename T, int INNER, int NTHREADS>
-__host__ __device__ __forceinline__ constexpr int tc_lean_rows() {
-    return NTHREADS / (INNER / (16 / (int)sizeof(T)));
-}
-template <typename T, int INNER, int NTHREADS, bool SWZ>
-__host__ __device__ __forceinline__ int tc_lean_alt(int o, int i) {
-    constexpr int ROWS = tc_lean_rows<T, INNER, NTHREADS>();
-    static_assert(!SWZ || ROWS % 2 == 0, "a thread's rows take at most two flips");
-    if constexpr (SWZ && ROWS % 4 != 0)
-        return tc_swz<SWZ>(o + ROWS, i) - tc_swz<SWZ>(o, i);
-    else
-        return 0;
-}
 /* Shared index of A element (row m, col k) of the tile; AKC: A is K-contiguous. */
 template <class Cfg, bool AKC>
 __host__ __device__ __forceinline__ int tc_sa_index(int m, int k) {
-    return AKC ? m * Cfg::LD_AK + tc_swz<Cfg::SWZ_A>(m, k)
-               : k * Cfg::LD_AM + tc_swz<Cfg::SWZ_A>(k, m);
+    return AKC ? m * Cfg::LD_K + tc_swz<Cfg::SWZ>(m, k)
+               : k * Cfg::LD_AM + tc_swz<Cfg::SWZ>(k, m);
 }
 /* Shared index of B element (row k, col n) of the tile; BKC: B is K-contiguous. */
 template <class Cfg, bool BKC>
 __host__ __device__ __forceinline__ int tc_sb_index(int k, int n) {
-    return BKC ? n * Cfg::LD_BK + tc_swz<Cfg::SWZ_B>(n, k)
-               : k * Cfg::LD_BN + tc_swz<Cfg::SWZ_B>(k, n);
+    return BKC ? n * Cfg::LD_K + tc_swz<Cfg::SWZ>(n, k)
+               : k * Cfg::LD_BN + tc_swz<Cfg::SWZ>(k, n);
 }
 /* Fragment coordinates inside one 16x8x8 mma tile (see tc_common.cuh's header comment). */
 #define TC_HD __host__ __device__ __forceinline__

@@ -99,19 +99,18 @@ TC_UNROLL
 }
 
 /* The lean interior copy: a thread's chunks of a tile lie in one column of chunks, ROWS rows
- * apart (tc_lean_rows); dst / src are its first chunk's (row tid / CPR, inner offset
- * VEC (tid % CPR), in a swizzled tile tc_swz of it); alt: tc_lean_alt of that chunk, the step
- * of its odd chunks where the rows alternate between two flips of the swizzle. */
+ * apart; dst / src are its first chunk's (row tid / CPR, inner offset VEC (tid % CPR), in a
+ * swizzled tile tc_swz of it: the same for all its rows, ROWS being a multiple of 4). */
 template <typename T, int OUTER, int INNER, int LDS, int NTHREADS, bool L2PF = false,
           bool SWZ = false>
-TC_HD void tc_copy_lean(T *dst, const T *src, int64_t ld, int alt) {
-    constexpr int CPR = INNER / (16 / (int)sizeof(T)), ROWS = tc_lean_rows<T, INNER, NTHREADS>();
+TC_HD void tc_copy_lean(T *dst, const T *src, int64_t ld) {
+    constexpr int CPR = INNER / (16 / (int)sizeof(T)), ROWS = NTHREADS / CPR;
     static_assert(NTHREADS % CPR == 0 && (OUTER * CPR) % NTHREADS == 0, "lean copy");
+    static_assert(!SWZ || ROWS % 4 == 0, "a thread's rows share the swizzle");
     const int64_t step = (int64_t)ROWS * ld;
 TC_UNROLL
     for (int it = 0; it < OUTER * CPR / NTHREADS; ++it)
-        tc_cp_async16<L2PF>(dst + it * ROWS * LDS + (SWZ && ROWS % 4 != 0 && (it & 1) ? alt : 0),
-                            src + it * step);
+        tc_cp_async16<L2PF>(dst + it * ROWS * LDS, src + it * step);
 }
 
 template <typename T, int OUTER, int INNER, int LDS, int NTHREADS, bool LEAN = false,
@@ -134,8 +133,7 @@ TC_HD void tc_load_tile(T *s, const T *g, int64_t ld, int64_t o0, int64_t i0, in
              * k loop). */
             const int o = tid / CPR, i = (tid % CPR) * VEC;
             tc_copy_lean<T, OUTER, INNER, LDS, NTHREADS, false, SWZ>(
-                s + o * LDS + tc_swz<SWZ>(o, i), gb + (int64_t)o * ld + i, ld,
-                tc_lean_alt<T, INNER, NTHREADS, SWZ>(o, i));
+                s + o * LDS + tc_swz<SWZ>(o, i), gb + (int64_t)o * ld + i, ld);
         } else {
 TC_UNROLL
             for (int it = 0; it < TOTAL / NTHREADS; ++it) {
@@ -150,16 +148,16 @@ TC_UNROLL
          * arithmetic (with per-chunk offsets, dgemm 1000x576x704, whose last tile
          * row is an edge, ran at 75% of cuBLAS against 90% for 1024x576x704). */
         constexpr int ROWS = NTHREADS / CPR;
+        static_assert(!SWZ || ROWS % 4 == 0, "a thread's rows share the swizzle");
         const int o = tid / CPR, i = (tid % CPR) * VEC;
         const int64_t rem = ilim - (i0 + i); /* valid elements from this thread's chunks on */
         const int64_t step = (int64_t)ROWS * ld;
-        const int alt = tc_lean_alt<T, INNER, NTHREADS, SWZ>(o, i);
         int64_t go = o0 + o;
         const T *src = g + go * ld + (i0 + i);
         T *dst = s + o * LDS + tc_swz<SWZ>(o, i);
 TC_UNROLL
         for (int it = 0; it < TOTAL / NTHREADS; ++it, go += ROWS, src += step)
-            tc_copy_edge_chunk(dst + it * ROWS * LDS + (it & 1 ? alt : 0), src, go < olim, rem);
+            tc_copy_edge_chunk(dst + it * ROWS * LDS, src, go < olim, rem);
     } else if (vec16) {
 TC_UNROLL
         for (int it = 0; it < TOTAL / NTHREADS; ++it) {
@@ -195,16 +193,16 @@ __host__ __device__ __forceinline__ void tc_load_stage(typename Cfg::T *sA, type
     typedef typename Cfg::T T;
     const int64_t k0 = kt * Cfg::BK;
     if (AKC) /* op(A)[i][p] = A[p + i*lda]: outer m, inner k */
-        tc_load_tile<T, Cfg::BM, Cfg::BK, Cfg::LD_AK, Cfg::NTHREADS, Cfg::LEAN, Cfg::SWZ_A>(
+        tc_load_tile<T, Cfg::BM, Cfg::BK, Cfg::LD_K, Cfg::NTHREADS, Cfg::LEAN, Cfg::SWZ>(
             sA, (const T *)p.A, p.lda, m0, k0, p.m, p.k, a_vec, tid);
     else /* op(A)[i][p] = A[i + p*lda]: outer k, inner m */
-        tc_load_tile<T, Cfg::BK, Cfg::BM, Cfg::LD_AM, Cfg::NTHREADS, Cfg::LEAN, Cfg::SWZ_A>(
+        tc_load_tile<T, Cfg::BK, Cfg::BM, Cfg::LD_AM, Cfg::NTHREADS, Cfg::LEAN, Cfg::SWZ>(
             sA, (const T *)p.A, p.lda, k0, m0, p.k, p.m, a_vec, tid);
     if (BKC) /* op(B)[p][j] = B[p + j*ldb]: outer n, inner k */
-        tc_load_tile<T, Cfg::BN, Cfg::BK, Cfg::LD_BK, Cfg::NTHREADS, Cfg::LEAN, Cfg::SWZ_B>(
+        tc_load_tile<T, Cfg::BN, Cfg::BK, Cfg::LD_K, Cfg::NTHREADS, Cfg::LEAN, Cfg::SWZ>(
             sB, (const T *)p.B, p.ldb, n0, k0, p.n, p.k, b_vec, tid);
     else /* op(B)[p][j] = B[j + p*ldb]: outer k, inner n */
-        tc_load_tile<T, Cfg::BK, Cfg::BN, Cfg::LD_BN, Cfg::NTHREADS, Cfg::LEAN, Cfg::SWZ_B>(
+        tc_load_tile<T, Cfg::BK, Cfg::BN, Cfg::LD_BN, Cfg::NTHREADS, Cfg::LEAN, Cfg::SWZ>(
             sB, (const T *)p.B, p.ldb, k0, n0, p.k, p.n, b_vec, tid);
 }
 

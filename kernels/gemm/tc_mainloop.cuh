@@ -276,25 +276,23 @@ __device__ __forceinline__ void tc_mainloop_f64_lean(double (&acc)[Cfg::MI][Cfg:
     constexpr int AE = Cfg::a_elems(AKC), BE = Cfg::b_elems(BKC);
     /* Copies: as in tc_mainloop_f64_xmma (without its L2 prefetch, as the stream loop). */
     constexpr int A_OUT = AKC ? Cfg::BM : BK, A_IN = AKC ? BK : Cfg::BM;
-    constexpr int A_LDS = AKC ? Cfg::LD_AK : Cfg::LD_AM;
+    constexpr int A_LDS = AKC ? Cfg::LD_K : Cfg::LD_AM;
     constexpr int B_OUT = BKC ? Cfg::BN : BK, B_IN = BKC ? BK : Cfg::BN;
-    constexpr int B_LDS = BKC ? Cfg::LD_BK : Cfg::LD_BN;
+    constexpr int B_LDS = BKC ? Cfg::LD_K : Cfg::LD_BN;
     const int ao = tid / (A_IN / 2), ai = tid % (A_IN / 2) * 2;
     const int bo = tid / (B_IN / 2), bi = tid % (B_IN / 2) * 2;
     const int64_t adv_a = AKC ? BK : BK * p.lda, adv_b = BKC ? BK : BK * p.ldb;
     const double *ga = (const double *)p.A + (AKC ? (m0 + ao) * p.lda + ai : ao * p.lda + m0 + ai);
     const double *gb = (const double *)p.B + (BKC ? (n0 + bo) * p.ldb + bi : bo * p.ldb + n0 + bi);
-    double *da = sA + ao * A_LDS + tc_swz<Cfg::SWZ_A>(ao, ai);
-    double *db = sB + bo * B_LDS + tc_swz<Cfg::SWZ_B>(bo, bi);
-    const int aalt = tc_lean_alt<double, A_IN, Cfg::NTHREADS, Cfg::SWZ_A>(ao, ai);
-    const int balt = tc_lean_alt<double, B_IN, Cfg::NTHREADS, Cfg::SWZ_B>(bo, bi);
+    double *da = sA + ao * A_LDS + tc_swz<Cfg::SWZ>(ao, ai);
+    double *db = sB + bo * B_LDS + tc_swz<Cfg::SWZ>(bo, bi);
     auto copy_a = [&](int buf) {
-        tc_copy_lean<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS, false, Cfg::SWZ_A>(da + buf * AE,
-                                                                                 ga, p.lda, aalt);
+        tc_copy_lean<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS, false, Cfg::SWZ>(da + buf * AE,
+                                                                                 ga, p.lda);
     };
     auto copy_b = [&](int buf) {
-        tc_copy_lean<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS, false, Cfg::SWZ_B>(db + buf * BE,
-                                                                                 gb, p.ldb, balt);
+        tc_copy_lean<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS, false, Cfg::SWZ>(db + buf * BE,
+                                                                                 gb, p.ldb);
     };
     /* Prologue: k-tiles 0 .. S - 2 (empty groups past the end keep the count); then the
      * sources move to k-tile S - 1, the first the loop copies (or the last k-tile, when
@@ -412,9 +410,9 @@ __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg:
     /* Copies: the lean interior path of tc_load_tile; a thread's first chunk of A is in
      * row ao (of the tile's outer dimension) at inner offset ai, likewise for B. */
     constexpr int A_OUT = AKC ? Cfg::BM : BK, A_IN = AKC ? BK : Cfg::BM;
-    constexpr int A_LDS = AKC ? Cfg::LD_AK : Cfg::LD_AM;
+    constexpr int A_LDS = AKC ? Cfg::LD_K : Cfg::LD_AM;
     constexpr int B_OUT = BKC ? Cfg::BN : BK, B_IN = BKC ? BK : Cfg::BN;
-    constexpr int B_LDS = BKC ? Cfg::LD_BK : Cfg::LD_BN;
+    constexpr int B_LDS = BKC ? Cfg::LD_K : Cfg::LD_BN;
     const int ao = tid / (A_IN / 2), ai = tid % (A_IN / 2) * 2;
     const int bo = tid / (B_IN / 2), bi = tid % (B_IN / 2) * 2;
     /* Global sources of k-tile S - 1, the first the loop copies (or of the last k-tile, when
@@ -425,10 +423,8 @@ __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg:
                        (AKC ? (m0 + ao) * p.lda + ai : ao * p.lda + m0 + ai) + k1 * adv_a;
     const double *gb = (const double *)p.B +
                        (BKC ? (n0 + bo) * p.ldb + bi : bo * p.ldb + n0 + bi) + k1 * adv_b;
-    double *da = sA + ao * A_LDS + tc_swz<Cfg::SWZ_A>(ao, ai);
-    double *db = sB + bo * B_LDS + tc_swz<Cfg::SWZ_B>(bo, bi);
-    const int aalt = tc_lean_alt<double, A_IN, Cfg::NTHREADS, Cfg::SWZ_A>(ao, ai);
-    const int balt = tc_lean_alt<double, B_IN, Cfg::NTHREADS, Cfg::SWZ_B>(bo, bi);
+    double *da = sA + ao * A_LDS + tc_swz<Cfg::SWZ>(ao, ai);
+    double *db = sB + bo * B_LDS + tc_swz<Cfg::SWZ>(bo, bi);
 
     double a0[MI][4], a1[MI][4], b0[NI][2], b1[NI][2];
     auto mma0 = [&](int mi, int n_lo, int n_hi) {
@@ -441,10 +437,10 @@ __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg:
     };
     /* The copies of the k-tile the sources name into buffer ls, one group. */
     auto copy = [&](int ls) {
-        tc_copy_lean<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS, true, Cfg::SWZ_A>(da + ls * AE, ga,
-                                                                              p.lda, aalt);
-        tc_copy_lean<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS, true, Cfg::SWZ_B>(db + ls * BE, gb,
-                                                                              p.ldb, balt);
+        tc_copy_lean<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS, true, Cfg::SWZ>(da + ls * AE, ga,
+                                                                              p.lda);
+        tc_copy_lean<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS, true, Cfg::SWZ>(db + ls * BE, gb,
+                                                                              p.ldb);
         tc_cp_async_commit();
     };
     /* Groups committed: S - 1 (the prologue); k-tile 0 is group 0. */

@@ -249,11 +249,11 @@ TC_HD void tc_split_stage(float *sX, const float *sA, const float *sB, int tid, 
                           unsigned &gmn) {
     constexpr int AE = Cfg::a_elems(AKC), BE = Cfg::b_elems(BKC);
     if (AKC)
-        tc_split_tile<Cfg::BM, Cfg::BK, Cfg::LD_AK, Cfg::NTHREADS>(sX, sX + AE, sA, tid, gmx, gmn);
+        tc_split_tile<Cfg::BM, Cfg::BK, Cfg::LD_K, Cfg::NTHREADS>(sX, sX + AE, sA, tid, gmx, gmn);
     else
         tc_split_tile<Cfg::BK, Cfg::BM, Cfg::LD_AM, Cfg::NTHREADS>(sX, sX + AE, sA, tid, gmx, gmn);
     if (BKC)
-        tc_split_tile<Cfg::BN, Cfg::BK, Cfg::LD_BK, Cfg::NTHREADS>(sX + 2 * AE, sX + 2 * AE + BE,
+        tc_split_tile<Cfg::BN, Cfg::BK, Cfg::LD_K, Cfg::NTHREADS>(sX + 2 * AE, sX + 2 * AE + BE,
                                                                  sB, tid, gmx, gmn);
     else
         tc_split_tile<Cfg::BK, Cfg::BN, Cfg::LD_BN, Cfg::NTHREADS>(sX + 2 * AE, sX + 2 * AE + BE,

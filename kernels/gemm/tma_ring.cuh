@@ -37,8 +37,8 @@ static constexpr size_t tm_smem_bytes(bool akc, bool bkc) {
 }
 static_assert(wg_cfg::a_elems(true) * 4 % 128 == 0 && wg_cfg::a_elems(false) * 4 % 128 == 0 &&
                   WG_PLANE * 4 % 128 == 0, "TMA destinations 128-byte aligned");
-static_assert(wg_cfg::LD_AK <= 256 && wg_cfg::LD_BK <= 256 && wg_cfg::LD_AM <= 256 &&
-                  wg_cfg::LD_BN <= 256 && (wg_cfg::LD_AK * 4) % 16 == 0 && (wg_cfg::LD_BK * 4) % 16 == 0 && (wg_cfg::LD_AM * 4) % 16 == 0,
+static_assert(wg_cfg::LD_K <= 256 && wg_cfg::LD_AM <= 256 && wg_cfg::LD_BN <= 256 &&
+                  (wg_cfg::LD_K * 4) % 16 == 0 && (wg_cfg::LD_AM * 4) % 16 == 0,
               "TMA box limits");
 
 /* ---------------------------------------------------------------------------------------
@@ -157,7 +157,7 @@ __device__ __forceinline__ unsigned tm_ld_cluster_u32(unsigned addr) {
 /* The issuing thread: k-tile starting at k (whole-matrix coordinate) of tile (m0, n0) into
  * ring position r (stage r % S, its (r / S)-th fill). From the second fill of a stage on,
  * first waits until every warp has released the fill before. AKC: A's box is BM rows of
- * LD_AK k-contiguous floats at (k, m0), else BK rows of LD_AM m-contiguous floats at (m0, k);
+ * LD_K k-contiguous floats at (k, m0), else BK rows of LD_AM m-contiguous floats at (m0, k);
  * B likewise. Each box lands in rung 14's padded stage layout. */
 template <bool AKC, bool BKC>
 __device__ __forceinline__ void tm_load_stage(const CUtensorMap *ma, const CUtensorMap *mb,
@@ -556,10 +556,10 @@ static cudaError_t tm_launch_t(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled
     /* A stored (AKC ? k x m : m x k), B stored (BKC ? n x k : k x n): the box is one stage
      * in its padded layout (tc_config.cuh), rows as wide as the pads. */
     CUtensorMap ma, mb;
-    cudaError_t e = AKC ? tm_map(fn, &ma, p->A, p->k, p->m, p->lda, wg_cfg::LD_AK, WG_BM)
+    cudaError_t e = AKC ? tm_map(fn, &ma, p->A, p->k, p->m, p->lda, wg_cfg::LD_K, WG_BM)
                         : tm_map(fn, &ma, p->A, p->m, p->k, p->lda, wg_cfg::LD_AM, WG_BK);
     if (e != cudaSuccess) return e;
-    e = BKC ? tm_map(fn, &mb, p->B, p->k, p->n, p->ldb, wg_cfg::LD_BK, WG_BN)
+    e = BKC ? tm_map(fn, &mb, p->B, p->k, p->n, p->ldb, wg_cfg::LD_K, WG_BN)
             : tm_map(fn, &mb, p->B, p->n, p->k, p->ldb, wg_cfg::LD_BN, WG_BK);
     if (e != cudaSuccess) return e;
     x3g g;

@@ -122,7 +122,7 @@ __device__ __forceinline__ void wg_keep(float &r) { asm volatile("" : "+f"(r)::"
 
 /* ---------------------------------------------------------------------------------------
  * The split of one raw B stage into the big and small planes. Chunk c of 4 k-consecutive
- * elements: n = c % BN, k0 = 4 (c / BN). Loads: BKC (raw sB[n][LD_BK], LD_BK = 36): one LDS.128,
+ * elements: n = c % BN, k0 = 4 (c / BN). Loads: BKC (raw sB[n][LD_K], LD_K = 36): one LDS.128,
  * 8 consecutive n of a quarter-warp hit 16-byte bank groups (9 n + k0 / 4) % 8, distinct;
  * !BKC (raw sB[k][LD_BN]): four LDS.32, a warp reads 32 consecutive n of one k row. Stores:
  * a quarter-warp (8 consecutive n, n % 8 = 0..7) writes one whole 128-byte core matrix.

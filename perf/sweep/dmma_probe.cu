@@ -181,7 +181,7 @@ __global__ void __launch_bounds__(Cfg::NTHREADS, 1) cluster_kernel(mb_gemm_args 
         }
     };
     auto load_b = [&](int st, int64_t kt) {
-        tc_load_tile<double, Cfg::BN, Cfg::BK, Cfg::LD_BK, Cfg::NTHREADS, Cfg::LEAN>(
+        tc_load_tile<double, Cfg::BN, Cfg::BK, Cfg::LD_K, Cfg::NTHREADS, Cfg::LEAN>(
             sB + st * BE, (const double *)p.B, p.ldb, n0, kt * Cfg::BK, p.n, p.k, true, tid);
     };
     if (tid < S) mbar_init(&full[tid], 1);

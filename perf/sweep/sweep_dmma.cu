@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* FP64 tensor-core dgemm (TC_OP_DMMA) configurations. tc_cfg<double, BM, BN, BK, WM, WN,
  * STAGES, MINB[, DK, PIPE, LEAN]>. Limits from tc_common.cuh: BK % 16 == 0 (pad rule
- * LD_AK % 16 == 4, so BK = 8 is impossible), BK % DK == 0, BM, BN % 16 == 0; warp tile WM x WN
+ * LD_K % 16 == 4, so BK = 8 is impossible), BK % DK == 0, BM, BN % 16 == 0; warp tile WM x WN
  * holds WM/16 * WN/8 * 4 doubles of accumulator: 32x64 / 64x32 = 128 registers, 64x64 = 256
  * (impossible), so a block of 8 warps (the most that fits at ~255 registers) is at most
  * 128x128; 128x256 / 256x128 cannot be built.
