@@ -27,14 +27,7 @@
 #include <cstdlib>
 #include <cuda_runtime.h>
 
-#define CK(x)                                                                              \
-    do {                                                                                   \
-        cudaError_t e_ = (x);                                                              \
-        if (e_ != cudaSuccess) {                                                           \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));     \
-            exit(1);                                                                       \
-        }                                                                                  \
-    } while (0)
+#include "probe_check.h"
 
 enum { LEAN8, NOHINT, HALF64, LDG, MCONTIG, PAD, SWZ, MPAD, VARIANTS };
 static const char *const names[VARIANTS] = {"lean8", "nohint",  "half64", "ldg",

@@ -15,14 +15,7 @@
 #include <cstdlib>
 #include <cuda_runtime.h>
 
-#define CK(x)                                                                              \
-    do {                                                                                   \
-        cudaError_t e_ = (x);                                                              \
-        if (e_ != cudaSuccess) {                                                           \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));     \
-            exit(1);                                                                       \
-        }                                                                                  \
-    } while (0)
+#include "probe_check.h"
 
 static const size_t MB = (size_t)1 << 20, PITCH = 65536, MAXBYTES = 256 * MB;
 

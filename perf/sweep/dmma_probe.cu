@@ -36,6 +36,7 @@
 #include <vector>
 #include <cublas_v2.h>
 #include "gemm/tc_common.cuh"
+#include "probe_check.h"
 
 extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s);
 
@@ -260,15 +261,6 @@ static const struct {
     {"128x64x32 s2 b2 k16 stream", lib_tile<T2(32, 2, 16, TC_PIPE_STREAM)>},
     {"64x128x16 s3 b2 k16 step1", lib_tile<tc_cfg<double, 64, 128, 16, 32, 64, 3, 2, 16, TC_PIPE_STEP1, true>>},
 };
-
-#define CK(x)                                                                              \
-    do {                                                                                   \
-        cudaError_t e_ = (x);                                                              \
-        if (e_ != cudaSuccess) {                                                           \
-            printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
-            exit(1);                                                                       \
-        }                                                                                  \
-    } while (0)
 
 static const size_t SMEM = Cfg::smem_bytes(false, true);
 static const size_t SMEM_CL = SMEM + 64;

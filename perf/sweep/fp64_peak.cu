@@ -21,14 +21,7 @@
 #include <unistd.h>
 #include <cuda_runtime.h>
 
-#define CK(x)                                                                              \
-    do {                                                                                   \
-        cudaError_t e_ = (x);                                                              \
-        if (e_ != cudaSuccess) {                                                           \
-            printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
-            exit(1);                                                                       \
-        }                                                                                  \
-    } while (0)
+#include "probe_check.h"
 
 static const int CH = 16; /* independent chains per thread */
 
