@@ -262,7 +262,6 @@ template <bool AKC, bool BKC>
 static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v12000 fn,
                              int *ran, cudaStream_t s) {
     typedef td_cfg Cfg;
-    mb_l2h_init(); /* EXPERIMENT */
     const CUtensorMapDataType f64 = CU_TENSOR_MAP_DATA_TYPE_FLOAT64;
     /* A stored (AKC ? k x m : m x k), B stored (BKC ? n x k : k x n): the box is one stage
      * in rung 12's padded layout (tc_config.cuh), rows as wide as the pads. */

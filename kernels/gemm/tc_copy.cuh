@@ -16,53 +16,6 @@
 __device__ __forceinline__ unsigned tc_smem_addr(const void *p) {
     return (unsigned)__cvta_generic_to_shared(p);
 }
-/* EXPERIMENT (MB_L2H): L2 eviction priority hints. Bit 0: the operand copies evict_last,
- * bit 1: C's stores evict_first; otherwise evict_normal hints. The policies are made once on
- * the device (createpolicy) and kept in constant memory, per translation unit. */
-static __constant__ uint64_t mb_pol[2]; /* operand copies, C stores */
-__device__ __forceinline__ uint64_t mb_pol_ld() { return mb_pol[0]; }
-__device__ __forceinline__ uint64_t mb_pol_st() { return mb_pol[1]; }
-static __global__ void mb_pol_kernel(uint64_t *out, int h) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    uint64_t a, b;
-    if (h & 1)
-        asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(a));
-    else
-        asm volatile("createpolicy.fractional.L2::evict_normal.b64 %0, 1.0;" : "=l"(a));
-    if (h & 2)
-        asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(b));
-    else
-        asm volatile("createpolicy.fractional.L2::evict_normal.b64 %0, 1.0;" : "=l"(b));
-    out[0] = a;
-    out[1] = b;
-#endif
-}
-static inline void mb_l2h_init(void) {
-    static int done = 0;
-    if (!done) {
-        const char *e = getenv("MB_L2H");
-        const int h = e ? atoi(e) : 0;
-        uint64_t *d = NULL, v[2] = {0, 0};
-        if (cudaMalloc((void **)&d, sizeof v) == cudaSuccess) {
-            mb_pol_kernel<<<1, 1>>>(d, h);
-            if (cudaMemcpy(v, d, sizeof v, cudaMemcpyDeviceToHost) == cudaSuccess)
-                (void)cudaMemcpyToSymbol(mb_pol, v, sizeof v);
-            (void)cudaFree(d);
-        }
-        done = 1;
-    }
-}
-template <typename T>
-__device__ __forceinline__ void mb_st_hint(T *a, T v) {
-    if constexpr (sizeof(T) == 8)
-        asm volatile("st.global.L2::cache_hint.f64 [%0], %1, %2;\n" ::"l"(a), "d"((double)v),
-                     "l"(mb_pol_st())
-                     : "memory");
-    else
-        asm volatile("st.global.L2::cache_hint.f32 [%0], %1, %2;\n" ::"l"(a), "f"((float)v),
-                     "l"(mb_pol_st())
-                     : "memory");
-}
 /* 16-byte async copy of 16 bytes that all lie inside the matrix (src 16-byte aligned).
  * Copies never name an address outside the matrix, not even with a zero src-size:
  * compute-sanitizer checks the whole cp-size range, and a partial last chunk of a column
@@ -71,13 +24,13 @@ template <bool L2PF = false> /* L2PF: L2 prefetch of the chunk's 128-byte line (
 __host__ __device__ __forceinline__ void tc_cp_async16(void *dst, const void *src) {
 #if TC_HAS_MMA
     if (L2PF)
-        asm volatile("cp.async.cg.shared.global.L2::cache_hint.L2::128B [%0], [%1], 16, %2;\n" ::"r"(
+        asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;\n" ::"r"(
                          tc_smem_addr(dst)),
-                     "l"(src), "l"(mb_pol_ld())
+                     "l"(src)
                      : "memory");
     else
-        asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;\n" ::"r"(tc_smem_addr(dst)),
-                     "l"(src), "l"(mb_pol_ld())
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(tc_smem_addr(dst)),
+                     "l"(src)
                      : "memory");
 #elif !defined(__CUDA_ARCH__) /* host: a CPU emulation (never called by the library) */
 #ifdef TC_EMU_CHECK_SRC

@@ -54,8 +54,8 @@ __device__ __forceinline__ void tc_store_c(const typename Cfg::T (&acc)[Cfg::MI]
                     for (int ni = 0; ni < NI; ++ni)
 #pragma unroll
                         for (int v = 0; v < 4; ++v)
-                            mb_st_hint(&col[ni][v & 1][mi * 16 + 8 * (v >> 1)],
-                                       scale ? alpha * acc[mi][ni][v] : acc[mi][ni][v]);
+                            col[ni][v & 1][mi * 16 + 8 * (v >> 1)] =
+                                scale ? alpha * acc[mi][ni][v] : acc[mi][ni][v];
             };
             if (alpha == T(1))
                 store(false);
@@ -356,7 +356,6 @@ template <class Cfg, int OP, bool AKC, bool BKC, bool SPLIT>
 static cudaError_t tc_gemm_launch_s(const mb_gemm_args *p, const mb_gemm_args *q, mb_splitk sp,
                                     x3g g, cudaStream_t s) {
     typedef typename Cfg::T T;
-    mb_l2h_init(); /* EXPERIMENT */
     constexpr bool X3 = OP == TC_OP_TF32X3;
     const size_t smem = Cfg::smem_bytes(AKC, BKC, OP == TC_OP_TF32X3);
     const bool a_vec = tc_vec16<T>(p->A, p->lda), b_vec = tc_vec16<T>(p->B, p->ldb);

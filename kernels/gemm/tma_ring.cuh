@@ -99,8 +99,8 @@ __device__ __forceinline__ void tm_copy2d(unsigned dst, const CUtensorMap *map, 
                                           unsigned bar) {
 #if WG_SM90A
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
-                 ".L2::cache_hint [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
-                 "l"((uint64_t)map), "r"(c0), "r"(c1), "r"(bar), "l"(mb_pol_ld())
+                 " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
+                 "l"((uint64_t)map), "r"(c0), "r"(c1), "r"(bar)
                  : "memory");
 #endif
 }
