@@ -150,13 +150,13 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
             tm_arrive_tx(full0 + 8 * st, AB + BB);
             const int k = k0 + kt * BK;
             if (AKC)
-                tm_copy2d(sa + st * AB, &tmA, k, (int)m0, full0 + 8 * st);
+                tm_copy2d<true>(sa + st * AB, &tmA, k, (int)m0, full0 + 8 * st);
             else
-                tm_copy2d(sa + st * AB, &tmA, (int)m0, k, full0 + 8 * st);
+                tm_copy2d<true>(sa + st * AB, &tmA, (int)m0, k, full0 + 8 * st);
             if (BKC)
-                tm_copy2d(sb + st * BB, &tmB, k, (int)n0, full0 + 8 * st);
+                tm_copy2d<true>(sb + st * BB, &tmB, k, (int)n0, full0 + 8 * st);
             else
-                tm_copy2d(sb + st * BB, &tmB, (int)n0, k, full0 + 8 * st);
+                tm_copy2d<true>(sb + st * BB, &tmB, (int)n0, k, full0 + 8 * st);
         };
         if (warp == 0) {
 #pragma unroll

@@ -16,14 +16,39 @@
 __device__ __forceinline__ unsigned tc_smem_addr(const void *p) {
     return (unsigned)__cvta_generic_to_shared(p);
 }
-/* 16-byte async copy of 16 bytes that all lie inside the matrix (src 16-byte aligned).
- * Copies never name an address outside the matrix, not even with a zero src-size:
- * compute-sanitizer checks the whole cp-size range, and a partial last chunk of a column
- * would run past the end of the allocation. Edges are copied element by element instead. */
-template <bool L2PF = false> /* L2PF: L2 prefetch of the chunk's 128-byte line (as cuBLAS does) */
+/* L2 eviction priorities of the FP64 kernels (rungs 12-14): their operand copies are cached
+ * evict_last and their stores of C evict_first, so that C's lines, written once, leave L2
+ * before the operand lines that later tiles read again (PTX "createpolicy"; ptxas makes each
+ * policy a constant in a uniform register). */
+__device__ __forceinline__ uint64_t tc_policy_evict_last() {
+    uint64_t p = 0;
+#if TC_HAS_MMA
+    asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;\n" : "=l"(p));
+#endif
+    return p;
+}
+__device__ __forceinline__ uint64_t tc_policy_evict_first() {
+    uint64_t p = 0;
+#if TC_HAS_MMA
+    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(p));
+#endif
+    return p;
+}
+/* L2PF: L2 prefetch of the chunk's 128-byte line (as cuBLAS does); EL: cached evict_last */
+template <bool L2PF = false, bool EL = false>
 __host__ __device__ __forceinline__ void tc_cp_async16(void *dst, const void *src) {
 #if TC_HAS_MMA
-    if (L2PF)
+    if (EL && L2PF)
+        asm volatile("cp.async.cg.shared.global.L2::cache_hint.L2::128B [%0], [%1], 16, %2;\n" ::"r"(
+                         tc_smem_addr(dst)),
+                     "l"(src), "l"(tc_policy_evict_last())
+                     : "memory");
+    else if (EL)
+        asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;\n" ::"r"(
+                         tc_smem_addr(dst)),
+                     "l"(src), "l"(tc_policy_evict_last())
+                     : "memory");
+    else if (L2PF)
         asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;\n" ::"r"(
                          tc_smem_addr(dst)),
                      "l"(src)
@@ -84,7 +109,7 @@ template <typename T>
 TC_HD void tc_copy_edge_chunk(T *d, const T *src, bool row_ok, int64_t rem) {
     constexpr int VEC = 16 / (int)sizeof(T);
     if (row_ok && rem >= VEC) {
-        tc_cp_async16(d, src);
+        tc_cp_async16<false, sizeof(T) == 8>(d, src);
     } else if (row_ok && rem > 0) { /* last, partial chunk of a row: per element */
 TC_UNROLL
         for (int e = 0; e < VEC; ++e) {
@@ -110,7 +135,7 @@ TC_HD void tc_copy_lean(T *dst, const T *src, int64_t ld) {
     const int64_t step = (int64_t)ROWS * ld;
 TC_UNROLL
     for (int it = 0; it < OUTER * CPR / NTHREADS; ++it)
-        tc_cp_async16<L2PF>(dst + it * ROWS * LDS, src + it * step);
+        tc_cp_async16<L2PF, sizeof(T) == 8>(dst + it * ROWS * LDS, src + it * step);
 }
 
 template <typename T, int OUTER, int INNER, int LDS, int NTHREADS, bool LEAN = false,
@@ -139,7 +164,8 @@ TC_UNROLL
             for (int it = 0; it < TOTAL / NTHREADS; ++it) {
                 const int c = tid + it * NTHREADS;
                 const int o = c / CPR, i = (c % CPR) * VEC;
-                tc_cp_async16(s + o * LDS + tc_swz<SWZ>(o, i), gb + (int64_t)o * ld + i);
+                tc_cp_async16<false, sizeof(T) == 8>(s + o * LDS + tc_swz<SWZ>(o, i),
+                                                     gb + (int64_t)o * ld + i);
             }
         }
     } else if (vec16 && LEAN_EDGE) {

@@ -94,14 +94,21 @@ __device__ __forceinline__ void tm_wait(unsigned bar, unsigned parity) {
 #endif
 }
 /* One box of a 2-D tensor map at element coordinates (c0 inner, c1 outer) into shared dst;
- * its bytes complete_tx on bar. */
+ * its bytes complete_tx on bar. EL: cached evict_last in L2 (tc_policy_evict_last). */
+template <bool EL = false>
 __device__ __forceinline__ void tm_copy2d(unsigned dst, const CUtensorMap *map, int c0, int c1,
                                           unsigned bar) {
 #if WG_SM90A
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
-                 " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
-                 "l"((uint64_t)map), "r"(c0), "r"(c1), "r"(bar)
-                 : "memory");
+    if (EL)
+        asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                     ".L2::cache_hint [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
+                     "l"((uint64_t)map), "r"(c0), "r"(c1), "r"(bar), "l"(tc_policy_evict_last())
+                     : "memory");
+    else
+        asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                     " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
+                     "l"((uint64_t)map), "r"(c0), "r"(c1), "r"(bar)
+                     : "memory");
 #endif
 }
 __device__ __forceinline__ void tm_prefetch_map(const CUtensorMap *map) {
