@@ -26,16 +26,17 @@
  * with this one rung 14 took 7% less time there, rung 12 the same:
  * perf/results/h100/dgemm-epilogue/). alpha acc + beta C is one explicit fused multiply-add,
  * fma(alpha, acc, beta C), on every path, so ptxas cannot contract it differently per rung.
- * With beta = 0 such a tile stores FP64 C evict_first (tc_copy.cuh): written once, it should
- * not push the operands out of L2 (hinted, the other paths made rung 14's kernel spill).
+ * With beta = 0 such a tile of an FP64 XMMA kernel stores C evict_first (TC_L2_HINTS in
+ * tc_copy.cuh): written once, C should not push the operands out of L2 (hinted, the other
+ * paths made rung 14's kernel spill).
  * ------------------------------------------------------------------------------------- */
 __device__ __forceinline__ double tc_fma(double a, double b, double c) { return __fma_rn(a, b, c); }
 __device__ __forceinline__ float tc_fma(float a, float b, float c) { return __fmaf_rn(a, b, c); }
-/* One element of C; FP64 stores are cached evict_first (tc_policy_evict_first). */
-template <typename T>
+/* One element of C; with EF cached evict_first (tc_policy_evict_first). */
+template <bool EF, typename T>
 __device__ __forceinline__ void tc_st_c(T *a, T v) {
 #if TC_HAS_MMA
-    if constexpr (sizeof(T) == 8) {
+    if constexpr (EF) {
         asm volatile("st.global.L2::cache_hint.f64 [%0], %1, %2;\n" ::"l"(
                          __cvta_generic_to_global(a)),
                      "d"(v), "l"(tc_policy_evict_first())
@@ -70,8 +71,9 @@ __device__ __forceinline__ void tc_store_c(const typename Cfg::T (&acc)[Cfg::MI]
                     for (int ni = 0; ni < NI; ++ni)
 #pragma unroll
                         for (int v = 0; v < 4; ++v)
-                            tc_st_c(&col[ni][v & 1][mi * 16 + 8 * (v >> 1)],
-                                    scale ? alpha * acc[mi][ni][v] : acc[mi][ni][v]);
+                            tc_st_c<TC_L2_HINTS(Cfg)>(
+                                &col[ni][v & 1][mi * 16 + 8 * (v >> 1)],
+                                scale ? alpha * acc[mi][ni][v] : acc[mi][ni][v]);
             };
             if (alpha == T(1))
                 store(false);
