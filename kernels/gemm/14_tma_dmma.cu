@@ -223,8 +223,8 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
         /* Epilogue: rung 12's (tc_store_c), every tile at its own place (no edge shift: TMA
          * zero-filled what lies outside the matrix). A tail slab holds the tile, ld BM. */
         const int64_t ldo = to_slab ? BM : p.ldc, off = to_slab ? m0 + n0 * BM : 0;
-        tc_store_c<Cfg>(acc, C - off, ldo, m0, n0, m0, n0, p.m, p.n, alpha, beta, wm0, wn0,
-                        lane);
+        tc_store_c<Cfg, true>(acc, C - off, ldo, m0, n0, m0, n0, p.m, p.n, alpha, beta, wm0,
+                              wn0, lane);
     }
 #else
     /* Not built for sm_90a: never launched (dispatch requires a compute capability 9.0 GPU,

@@ -16,14 +16,9 @@
 __device__ __forceinline__ unsigned tc_smem_addr(const void *p) {
     return (unsigned)__cvta_generic_to_shared(p);
 }
-/* L2 eviction priorities of the FP64 XMMA-loop kernels (TC_L2_HINTS: rung 12's big, deep,
- * mid-XMMA and small-XMMA tiles, rungs 13 and 14): their operand copies are cached evict_last
- * and their stores of C evict_first, so that C's lines, written once, leave L2 before the
- * operand lines that later tiles read again (PTX "createpolicy"; ptxas makes each policy a
- * constant in a uniform register). The stream-loop tiles copy without hints: in their copies
- * ptxas (CUDA 13.0) took an odd-numbered uniform register for the policy's descriptor
- * (`desc[UR1]`), and those kernels stopped with an illegal instruction on an H200. */
-#define TC_L2_HINTS(Cfg) ((Cfg::PIPE == TC_PIPE_XMMA) && sizeof(typename Cfg::T) == 8)
+/* L2 eviction policies (PTX "createpolicy"; ptxas makes each a constant in a uniform
+ * register). Rung 14 copies its operands evict_last and stores C evict_first, so that C's
+ * lines, written once, leave L2 before the operand lines later tiles read again. */
 __device__ __forceinline__ uint64_t tc_policy_evict_last() {
     uint64_t p = 0;
 #if TC_HAS_MMA
@@ -38,21 +33,14 @@ __device__ __forceinline__ uint64_t tc_policy_evict_first() {
 #endif
     return p;
 }
-/* L2PF: L2 prefetch of the chunk's 128-byte line (as cuBLAS does); EL: cached evict_last */
-template <bool L2PF = false, bool EL = false>
+/* 16-byte async copy of 16 bytes that all lie inside the matrix (src 16-byte aligned).
+ * Copies never name an address outside the matrix, not even with a zero src-size:
+ * compute-sanitizer checks the whole cp-size range, and a partial last chunk of a column
+ * would run past the end of the allocation. Edges are copied element by element instead. */
+template <bool L2PF = false> /* L2PF: L2 prefetch of the chunk's 128-byte line (as cuBLAS does) */
 __host__ __device__ __forceinline__ void tc_cp_async16(void *dst, const void *src) {
 #if TC_HAS_MMA
-    if (EL && L2PF)
-        asm volatile("cp.async.cg.shared.global.L2::cache_hint.L2::128B [%0], [%1], 16, %2;\n" ::"r"(
-                         tc_smem_addr(dst)),
-                     "l"(src), "l"(tc_policy_evict_last())
-                     : "memory");
-    else if (EL)
-        asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;\n" ::"r"(
-                         tc_smem_addr(dst)),
-                     "l"(src), "l"(tc_policy_evict_last())
-                     : "memory");
-    else if (L2PF)
+    if (L2PF)
         asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;\n" ::"r"(
                          tc_smem_addr(dst)),
                      "l"(src)
@@ -109,11 +97,11 @@ __device__ __forceinline__ void tc_cp_async_wait() {
 /* One 16-byte chunk of an edge tile at d, from src: whole when its row is inside the matrix
  * and at least a chunk of the row remains (rem elements), per element when only part of it
  * does (zeros after), else zeros. */
-template <typename T, bool EL = false>
+template <typename T>
 TC_HD void tc_copy_edge_chunk(T *d, const T *src, bool row_ok, int64_t rem) {
     constexpr int VEC = 16 / (int)sizeof(T);
     if (row_ok && rem >= VEC) {
-        tc_cp_async16<false, EL>(d, src);
+        tc_cp_async16(d, src);
     } else if (row_ok && rem > 0) { /* last, partial chunk of a row: per element */
 TC_UNROLL
         for (int e = 0; e < VEC; ++e) {
@@ -131,7 +119,7 @@ TC_UNROLL
  * apart; dst / src are its first chunk's (row tid / CPR, inner offset VEC (tid % CPR), in a
  * swizzled tile tc_swz of it: the same for all its rows, ROWS being a multiple of 4). */
 template <typename T, int OUTER, int INNER, int LDS, int NTHREADS, bool L2PF = false,
-          bool SWZ = false, bool EL = false>
+          bool SWZ = false>
 TC_HD void tc_copy_lean(T *dst, const T *src, int64_t ld) {
     constexpr int CPR = INNER / (16 / (int)sizeof(T)), ROWS = NTHREADS / CPR;
     static_assert(NTHREADS % CPR == 0 && (OUTER * CPR) % NTHREADS == 0, "lean copy");
@@ -139,11 +127,11 @@ TC_HD void tc_copy_lean(T *dst, const T *src, int64_t ld) {
     const int64_t step = (int64_t)ROWS * ld;
 TC_UNROLL
     for (int it = 0; it < OUTER * CPR / NTHREADS; ++it)
-        tc_cp_async16<L2PF, EL>(dst + it * ROWS * LDS, src + it * step);
+        tc_cp_async16<L2PF>(dst + it * ROWS * LDS, src + it * step);
 }
 
 template <typename T, int OUTER, int INNER, int LDS, int NTHREADS, bool LEAN = false,
-          bool SWZ = false, bool EL = false>
+          bool SWZ = false>
 TC_HD void tc_load_tile(T *s, const T *g, int64_t ld, int64_t o0, int64_t i0, int64_t olim,
                         int64_t ilim, bool vec16, int tid) {
     constexpr int VEC = 16 / (int)sizeof(T);
@@ -161,14 +149,14 @@ TC_HD void tc_load_tile(T *s, const T *g, int64_t ld, int64_t o0, int64_t i0, in
              * address and one stride (so no per-chunk 64-bit offsets stay live across the
              * k loop). */
             const int o = tid / CPR, i = (tid % CPR) * VEC;
-            tc_copy_lean<T, OUTER, INNER, LDS, NTHREADS, false, SWZ, EL>(
+            tc_copy_lean<T, OUTER, INNER, LDS, NTHREADS, false, SWZ>(
                 s + o * LDS + tc_swz<SWZ>(o, i), gb + (int64_t)o * ld + i, ld);
         } else {
 TC_UNROLL
             for (int it = 0; it < TOTAL / NTHREADS; ++it) {
                 const int c = tid + it * NTHREADS;
                 const int o = c / CPR, i = (c % CPR) * VEC;
-                tc_cp_async16<false, EL>(s + o * LDS + tc_swz<SWZ>(o, i), gb + (int64_t)o * ld + i);
+                tc_cp_async16(s + o * LDS + tc_swz<SWZ>(o, i), gb + (int64_t)o * ld + i);
             }
         }
     } else if (vec16 && LEAN_EDGE) {
@@ -186,14 +174,14 @@ TC_UNROLL
         T *dst = s + o * LDS + tc_swz<SWZ>(o, i);
 TC_UNROLL
         for (int it = 0; it < TOTAL / NTHREADS; ++it, go += ROWS, src += step)
-            tc_copy_edge_chunk<T, EL>(dst + it * ROWS * LDS, src, go < olim, rem);
+            tc_copy_edge_chunk(dst + it * ROWS * LDS, src, go < olim, rem);
     } else if (vec16) {
 TC_UNROLL
         for (int it = 0; it < TOTAL / NTHREADS; ++it) {
             const int c = tid + it * NTHREADS;
             const int o = c / CPR, i = (c % CPR) * VEC;
             const int64_t go = o0 + o, gi = i0 + i;
-            tc_copy_edge_chunk<T, EL>(s + o * LDS + tc_swz<SWZ>(o, i), g + go * ld + gi, go < olim,
+            tc_copy_edge_chunk(s + o * LDS + tc_swz<SWZ>(o, i), g + go * ld + gi, go < olim,
                                ilim - gi);
         }
     } else {
@@ -222,16 +210,16 @@ __host__ __device__ __forceinline__ void tc_load_stage(typename Cfg::T *sA, type
     typedef typename Cfg::T T;
     const int64_t k0 = kt * Cfg::BK;
     if (AKC) /* op(A)[i][p] = A[p + i*lda]: outer m, inner k */
-        tc_load_tile<T, Cfg::BM, Cfg::BK, Cfg::LD_K, Cfg::NTHREADS, Cfg::LEAN, Cfg::SWZ, TC_L2_HINTS(Cfg)>(
+        tc_load_tile<T, Cfg::BM, Cfg::BK, Cfg::LD_K, Cfg::NTHREADS, Cfg::LEAN, Cfg::SWZ>(
             sA, (const T *)p.A, p.lda, m0, k0, p.m, p.k, a_vec, tid);
     else /* op(A)[i][p] = A[i + p*lda]: outer k, inner m */
-        tc_load_tile<T, Cfg::BK, Cfg::BM, Cfg::LD_AM, Cfg::NTHREADS, Cfg::LEAN, Cfg::SWZ, TC_L2_HINTS(Cfg)>(
+        tc_load_tile<T, Cfg::BK, Cfg::BM, Cfg::LD_AM, Cfg::NTHREADS, Cfg::LEAN, Cfg::SWZ>(
             sA, (const T *)p.A, p.lda, k0, m0, p.k, p.m, a_vec, tid);
     if (BKC) /* op(B)[p][j] = B[p + j*ldb]: outer n, inner k */
-        tc_load_tile<T, Cfg::BN, Cfg::BK, Cfg::LD_K, Cfg::NTHREADS, Cfg::LEAN, Cfg::SWZ, TC_L2_HINTS(Cfg)>(
+        tc_load_tile<T, Cfg::BN, Cfg::BK, Cfg::LD_K, Cfg::NTHREADS, Cfg::LEAN, Cfg::SWZ>(
             sB, (const T *)p.B, p.ldb, n0, k0, p.n, p.k, b_vec, tid);
     else /* op(B)[p][j] = B[j + p*ldb]: outer k, inner n */
-        tc_load_tile<T, Cfg::BK, Cfg::BN, Cfg::LD_BN, Cfg::NTHREADS, Cfg::LEAN, Cfg::SWZ, TC_L2_HINTS(Cfg)>(
+        tc_load_tile<T, Cfg::BK, Cfg::BN, Cfg::LD_BN, Cfg::NTHREADS, Cfg::LEAN, Cfg::SWZ>(
             sB, (const T *)p.B, p.ldb, k0, n0, p.k, p.n, b_vec, tid);
 }
 

@@ -26,9 +26,9 @@
  * with this one rung 14 took 7% less time there, rung 12 the same:
  * perf/results/h100/dgemm-epilogue/). alpha acc + beta C is one explicit fused multiply-add,
  * fma(alpha, acc, beta C), on every path, so ptxas cannot contract it differently per rung.
- * With beta = 0 such a tile of an FP64 XMMA kernel stores C evict_first (TC_L2_HINTS in
- * tc_copy.cuh): written once, C should not push the operands out of L2 (hinted, the other
- * paths made rung 14's kernel spill).
+ * EF (rung 14): with beta = 0 such a tile stores C evict_first (tc_policy_evict_first): written
+ * once, C should not push the operands out of L2 (hinted, the other paths made rung 14's
+ * kernel spill).
  * ------------------------------------------------------------------------------------- */
 __device__ __forceinline__ double tc_fma(double a, double b, double c) { return __fma_rn(a, b, c); }
 __device__ __forceinline__ float tc_fma(float a, float b, float c) { return __fmaf_rn(a, b, c); }
@@ -47,7 +47,7 @@ __device__ __forceinline__ void tc_st_c(T *a, T v) {
     *a = v;
 }
 
-template <class Cfg>
+template <class Cfg, bool EF = false>
 __device__ __forceinline__ void tc_store_c(const typename Cfg::T (&acc)[Cfg::MI][Cfg::NI][4],
                                            typename Cfg::T *C, int64_t ldc, int64_t m0,
                                            int64_t n0, int64_t r0, int64_t c0, int64_t m,
@@ -71,9 +71,8 @@ __device__ __forceinline__ void tc_store_c(const typename Cfg::T (&acc)[Cfg::MI]
                     for (int ni = 0; ni < NI; ++ni)
 #pragma unroll
                         for (int v = 0; v < 4; ++v)
-                            tc_st_c<TC_L2_HINTS(Cfg)>(
-                                &col[ni][v & 1][mi * 16 + 8 * (v >> 1)],
-                                scale ? alpha * acc[mi][ni][v] : acc[mi][ni][v]);
+                            tc_st_c<EF>(&col[ni][v & 1][mi * 16 + 8 * (v >> 1)],
+                                        scale ? alpha * acc[mi][ni][v] : acc[mi][ni][v]);
             };
             if (alpha == T(1))
                 store(false);

@@ -437,10 +437,10 @@ __device__ __forceinline__ void tc_mainloop_f64_xmma(double (&acc)[Cfg::MI][Cfg:
     };
     /* The copies of the k-tile the sources name into buffer ls, one group. */
     auto copy = [&](int ls) {
-        tc_copy_lean<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS, true, Cfg::SWZ, true>(
-            da + ls * AE, ga, p.lda);
-        tc_copy_lean<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS, true, Cfg::SWZ, true>(
-            db + ls * BE, gb, p.ldb);
+        tc_copy_lean<double, A_OUT, A_IN, A_LDS, Cfg::NTHREADS, true, Cfg::SWZ>(da + ls * AE, ga,
+                                                                              p.lda);
+        tc_copy_lean<double, B_OUT, B_IN, B_LDS, Cfg::NTHREADS, true, Cfg::SWZ>(db + ls * BE, gb,
+                                                                              p.ldb);
         tc_cp_async_commit();
     };
     /* Groups committed: S - 1 (the prologue); k-tile 0 is group 0. */
