@@ -8,24 +8,22 @@
  * stages (3 when A is transposed: its K-contiguous stage is larger), issued from inside the
  * main loop by one lane of warp 0 (no warp is specialised); per stage a "full" mbarrier
  * (expect_tx: the stage's bytes) says it landed, an "empty" one (an arrival per thread after
- * its last fragment load of the stage and a proxy fence) that it was read.
+ * its last fragment load of the stage and a proxy fence) that it was read. The boxes are
+ * cached evict_last in L2 and C is stored evict_first, so C's lines leave L2 first.
  * Why faster: one mbarrier wait replaces cp.async.wait + __syncthreads per k-tile, and the
  * copies' address arithmetic, LDGSTS and 64-bit pointers leave the loop (warps drift instead
  * of meeting at a barrier); TMA zero-fills outside the matrix, so edge tiles need no other path.
- * Limits: the boxes are as wide as rung 12's padded rows (its conflict-free layouts): each k16
- * copy reads 4 unused doubles per row (B K-contiguous: 25% more bytes). TMA needs 16-byte
- * aligned A and B, lda and ldb even, k a multiple of 16: other operands are copied as rung 12
- * copies them, else the call runs rung 12, as does every shape rung 12 runs on a smaller tile
- * or with fewer than 3 big tiles per SM. C is bitwise rung 12's (its mma in its order, its
- * tail split of the last wave).
- * Resources (nvcc 13.0 -arch=sm_90a -Xptxas -v): 128 threads, 253-255 registers (TN, TT: 8 B
- * of stack, set-up spills before the loop); shared memory 4 x 26.5 KB (NN), 4 x 25 KB (NT),
- * 3 x 30 KB (TN), 3 x 28.5 KB (TT) plus 8 B per mbarrier; 2 blocks per SM. Measured (H100,
- * perf/results/h100/dgemm-epilogue/, dgemm-odd/; H200, perf/results/h200/dgemm-tma-line/,
- * dgemm-tma-warp0/, headline/): 1.01-1.03x rung 12's speed NN at k = 256 (4096x4096x256:
- * 0.95x cuBLAS DGEMM, H200), up to 1.16x where rung 12 cannot shift its edge tiles (odd m or
- * n by layout; 2047^3 NN 1.04x cuBLAS DGEMM): auto takes it at both; 0.95-0.98x rung 12's
- * speed from 2048^3 to 8192^3. Built for sm_90a only; dispatch requires cc 9.0.
+ * Limits: the boxes are as wide as rung 12's padded rows (B K-contiguous: 25% more bytes).
+ * TMA needs 16-byte aligned A and B, lda and ldb even, k a multiple of 16: other operands are
+ * copied as rung 12 copies them, else the call runs rung 12, as does every shape rung 12 runs
+ * on a smaller tile or with fewer than 3 big tiles per SM. C is bitwise rung 12's.
+ * Resources (nvcc 13.0 -arch=sm_90a -Xptxas -v): 128 threads, 255 registers, no spills;
+ * shared memory 4 x 26.5 KB (NN), 4 x 25 KB (NT), 3 x 30 KB (TN), 3 x 28.5 KB (TT) plus 8 B
+ * per mbarrier; 2 blocks per SM. Measured (H200, perf/results/h200/dgemm-l2hints/; H100,
+ * perf/results/h100/dgemm-odd/): 4096x4096x256 0.97x cuBLAS DGEMM NN, 0.96x TT; up to 1.16x
+ * rung 12's speed where rung 12 cannot shift its edge tiles (2047^3 NN 1.04x cuBLAS DGEMM,
+ * H100): auto takes it there and NN at k <= 384; 0.95-0.99x cuBLAS DGEMM from 2048^3 to
+ * 8192^3, below rung 12. Built for sm_90a only; dispatch requires cc 9.0.
  */
 #include "tma_ring.cuh"
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Tensor-core GEMM (tc_common.cuh): global -> shared copies. The cp.async wrappers (16-byte
- * and per-element copies, zeroing, commit / wait) and the stage loaders: one tile of an
- * operand (interior and edge paths, the LEAN addressing) and one k-tile stage of A and B
- * (tc_load_stage).
+ * Tensor-core GEMM (tc_common.cuh): global -> shared copies. The L2 eviction policies, the
+ * cp.async wrappers (16-byte and per-element copies, zeroing, commit / wait) and the stage
+ * loaders: one tile of an operand (interior and edge paths, the LEAN addressing) and one
+ * k-tile stage of A and B (tc_load_stage).
  */
 #ifndef MINIBLAS_GEMM_TC_COPY_CUH
 #define MINIBLAS_GEMM_TC_COPY_CUH
