@@ -16,20 +16,18 @@
 __device__ __forceinline__ unsigned tc_smem_addr(const void *p) {
     return (unsigned)__cvta_generic_to_shared(p);
 }
-/* L2 eviction policies (PTX "createpolicy"; ptxas makes each a constant in a uniform
- * register). Rung 14 copies its operands evict_last and stores C evict_first, so that C's
- * lines, written once, leave L2 before the operand lines later tiles read again. */
-__device__ __forceinline__ uint64_t tc_policy_evict_last() {
+/* The L2 eviction policy evict_last (LAST) or evict_first (PTX "createpolicy"; ptxas makes it
+ * a constant in a uniform register). Rung 14 copies its operands evict_last and stores C
+ * evict_first, so that C's lines, written once, leave L2 before the operand lines later tiles
+ * read again. */
+template <bool LAST>
+__device__ __forceinline__ uint64_t tc_l2_policy() {
     uint64_t p = 0;
 #if TC_HAS_MMA
-    asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;\n" : "=l"(p));
-#endif
-    return p;
-}
-__device__ __forceinline__ uint64_t tc_policy_evict_first() {
-    uint64_t p = 0;
-#if TC_HAS_MMA
-    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(p));
+    if (LAST)
+        asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;\n" : "=l"(p));
+    else
+        asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(p));
 #endif
     return p;
 }

@@ -26,20 +26,20 @@
  * with this one rung 14 took 7% less time there, rung 12 the same:
  * perf/results/h100/dgemm-epilogue/). alpha acc + beta C is one explicit fused multiply-add,
  * fma(alpha, acc, beta C), on every path, so ptxas cannot contract it differently per rung.
- * EF (rung 14): with beta = 0 such a tile stores C evict_first (tc_policy_evict_first): written
+ * EF (rung 14): with beta = 0 such a tile stores C evict_first (tc_l2_policy): written
  * once, C should not push the operands out of L2 (hinted, the other paths made rung 14's
  * kernel spill).
  * ------------------------------------------------------------------------------------- */
 __device__ __forceinline__ double tc_fma(double a, double b, double c) { return __fma_rn(a, b, c); }
 __device__ __forceinline__ float tc_fma(float a, float b, float c) { return __fmaf_rn(a, b, c); }
-/* One element of C; with EF cached evict_first (tc_policy_evict_first). */
+/* One element of C; with EF cached evict_first (tc_l2_policy). */
 template <bool EF, typename T>
 __device__ __forceinline__ void tc_st_c(T *a, T v) {
 #if TC_HAS_MMA
     if constexpr (EF) {
         asm volatile("st.global.L2::cache_hint.f64 [%0], %1, %2;\n" ::"l"(
                          __cvta_generic_to_global(a)),
-                     "d"(v), "l"(tc_policy_evict_first())
+                     "d"(v), "l"(tc_l2_policy<false>())
                      : "memory");
         return;
     }

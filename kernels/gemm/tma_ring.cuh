@@ -94,7 +94,7 @@ __device__ __forceinline__ void tm_wait(unsigned bar, unsigned parity) {
 #endif
 }
 /* One box of a 2-D tensor map at element coordinates (c0 inner, c1 outer) into shared dst;
- * its bytes complete_tx on bar. EL: cached evict_last in L2 (tc_policy_evict_last). */
+ * its bytes complete_tx on bar. EL: cached evict_last in L2 (tc_l2_policy). */
 template <bool EL = false>
 __device__ __forceinline__ void tm_copy2d(unsigned dst, const CUtensorMap *map, int c0, int c1,
                                           unsigned bar) {
@@ -102,7 +102,7 @@ __device__ __forceinline__ void tm_copy2d(unsigned dst, const CUtensorMap *map, 
     if (EL)
         asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
                      ".L2::cache_hint [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
-                     "l"((uint64_t)map), "r"(c0), "r"(c1), "r"(bar), "l"(tc_policy_evict_last())
+                     "l"((uint64_t)map), "r"(c0), "r"(c1), "r"(bar), "l"(tc_l2_policy<true>())
                      : "memory");
     else
         asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
