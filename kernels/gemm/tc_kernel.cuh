@@ -35,6 +35,7 @@ __device__ __forceinline__ float tc_fma(float a, float b, float c) { return __fm
 /* One element of C; with EF cached evict_first (tc_l2_policy). */
 template <bool EF, typename T>
 __device__ __forceinline__ void tc_st_c(T *a, T v) {
+    static_assert(!EF || sizeof(T) == 8, "the evict_first store is an FP64 store");
 #if TC_HAS_MMA
     if constexpr (EF) {
         asm volatile("st.global.L2::cache_hint.f64 [%0], %1, %2;\n" ::"l"(
