@@ -87,7 +87,9 @@ static int streamk_pays(const mb_shape *s, const mb_target *t) {
  *   3001x4095x2049 8%, 5001^3 6%, 4097x4095x4099 3% less time; TT 2047^3 7%, the others
  *   within 1.5% either way; NT, `auto` before and after: 3-15% less). */
 static int tma_short_k(const mb_shape *s, const mb_target *t) {
-    return s->k <= 384 && s->k % 16 == 0 && mb_dgemm_tma_dmma_big(s->m, s->n, s->k, t->sms);
+    static const int64_t k_max[4] = {384, 128, 256, 256}; /* by trans: NN, TN, NT, TT */
+    return s->k <= k_max[s->trans & 3] && s->k % 16 == 0 &&
+           mb_dgemm_tma_dmma_big(s->m, s->n, s->k, t->sms);
 }
 /* rung 12 says where (mb_dgemm_dmma_fixed_edges; also a dimension under one tile, which no
  * measurement above had); ahead of the stream-K row: rung 13 runs rung 12 on such shapes */
@@ -132,7 +134,7 @@ static const mb_auto_rule sm90_rows[] = {
     {MINIBLAS_OP_SGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "tuned", NULL},
     {MINIBLAS_OP_DGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "tma_dmma", tma_odd_edges},
     {MINIBLAS_OP_DGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "streamk_dmma", streamk_pays},
-    {MINIBLAS_OP_DGEMM, ANY, ANY, ANY, ANY, 0, ANY, "tma_dmma", tma_short_k},
+    {MINIBLAS_OP_DGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "tma_dmma", tma_short_k},
     {MINIBLAS_OP_DGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "dmma", NULL},
     {MINIBLAS_OP_DGEMM, ANY, ANY, ANY, ANY, ANY, ANY, "tuned", NULL},
 };

@@ -123,16 +123,18 @@ static void test_auto_dgemm_streamk(void) {
         CHECK(!mb_sk_pays(m, n, k, tr & 1, tr >> 1, 0));
     }
     /* `tma_dmma` where its sm_90a code exists, the SM count is known and rung 14 runs its own
-     * kernel (rung 12's big tile, at least 396 tiles), for NN with k <= 384 (a multiple of 16)
-     * and where rung 12 cannot shift its edge tiles: odd m with A M-contiguous (trans bit 0
-     * clear: NN, NT), odd n with B N-contiguous (bit 1 set: NT, TT) */
+     * kernel (rung 12's big tile, at least 396 tiles), with k a multiple of 16 up to 384
+     * NN, 256 NT and TT, 128 TN, and where rung 12 cannot shift its edge tiles: odd m with A
+     * M-contiguous (trans bit 0 clear: NN, NT), odd n with B N-contiguous (bit 1 set: NT, TT) */
     static const struct { int64_t m, n, k; int trans; const char *want; } t[] = {
         {4096, 4096, 256, 0, "tma_dmma"}, {4096, 4096, 384, 0, "tma_dmma"},
         {8192, 8192, 128, 0, "tma_dmma"}, {4096, 4096, 16, 0, "tma_dmma"},
         {4096, 4096, 400, 0, "dmma"},     {4096, 4096, 512, 0, "dmma"},
         {4096, 4096, 250, 0, "dmma"}, /* k */
-        {4096, 4096, 256, 1, "dmma"},     {4096, 4096, 256, 2, "dmma"}, /* transposes */
-        {4096, 4096, 256, 3, "dmma"},     {1024, 1024, 256, 0, "dmma"}, /* 128 tiles */
+        {4096, 4096, 128, 1, "tma_dmma"}, {4096, 4096, 144, 1, "dmma"}, /* TN to 128 */
+        {4096, 4096, 256, 2, "tma_dmma"}, {4096, 4096, 272, 2, "dmma"}, /* NT to 256 */
+        {4096, 4096, 256, 3, "tma_dmma"}, {4096, 4096, 384, 3, "dmma"}, /* TT to 256 */
+        {4096, 4096, 64, 3, "tma_dmma"},  {1024, 1024, 256, 0, "dmma"}, /* 128 tiles */
         {2047, 2047, 2047, 0, "tma_dmma"}, {2047, 2047, 2047, 3, "tma_dmma"}, /* odd edges */
         {2047, 2047, 2047, 2, "tma_dmma"}, {2047, 2047, 2047, 1, "dmma"},     /* TN shifts */
         {4097, 4095, 4099, 0, "tma_dmma"}, {4097, 4095, 4099, 3, "tma_dmma"},
