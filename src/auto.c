@@ -25,8 +25,9 @@
  *     k >= 4096 (kernels/gemm/streamk.h, mb_sk_pays; perf/results/h100/streamk/), if `dmma`
  *     would run that big tile there (mb_dgemm_dmma_big) and not one of its smaller ones, nor
  *     its deep tile (mb_dgemm_dmma_deep: one wave at most, k deep);
- *     `tma_dmma` (that big tile fed by TMA) NN with k <= 384, and where `dmma` cannot move
- *     its edge tiles inside the matrix (odd m or n, by layout) (H100).
+ *     `tma_dmma` (that big tile fed by TMA) at shallow k (NN to 384, H100 and H200; NT and
+ *     TT to 256 and TN to 128, H200), and where `dmma` cannot move its edge tiles inside the matrix
+ *     (odd m or n, by layout) (H100).
  *   omatcopy: `vectorized` at every size measured.
  *   reductions: `singlepass` with unit increments; sasum with a non-unit increment `shuffle`.
  * Not measured (no such GPU was at hand), chosen from what the hardware has:
@@ -75,11 +76,15 @@ static int streamk_pays(const mb_shape *s, const mb_target *t) {
 /* dgemm rung 14 (rung 12's big tile fed by TMA), where it runs its own kernel (rung 12's big
  * tile from 3 tiles per SM; elsewhere it runs rung 12; never with the SM count unknown), beats
  * rung 12:
- * - NN with k <= 384, a multiple of 16 (else rung 14 copies the operands;
- *   perf/results/h100/dgemm-epilogue/, H100: 2-7% at 4096^2, 8192^2, 6144^2, 3072^2 by
- *   128-512, level at k = 768, TT level or behind; since both run the straight-line loop,
- *   H200, perf/results/h200/dgemm-tma-line/ and headline-aeab340/: 1-3% at k = 256, 2%
- *   behind at 4096^2 by 384, 4% behind by 512: at 384 within 3% either way);
+ * - with k a multiple of 16 (else rung 14 copies the operands) up to 384 NN
+ *   (perf/results/h100/dgemm-epilogue/, H100: 2-7% at 4096^2, 8192^2, 6144^2, 3072^2 by
+ *   128-512, level at k = 768; since both run the straight-line loop, H200,
+ *   perf/results/h200/dgemm-tma-line/ and headline-aeab340/: 1-3% at k = 256, 2% behind at
+ *   4096^2 by 384, 4% behind by 512: at 384 within 3% either way), and, since rung 14 keeps
+ *   its operands in L2 with eviction hints (H200, perf/results/h200/dgemm-route/ab/), up to
+ *   256 NT and TT and 128 TN: at k = 64 and 128 ahead of rung 12 by 5-15% NT, 5-9% TT and
+ *   0-4.5% TN; at 192 and 256 NT and TT level to 3.4% ahead, but 2% behind at 8192^2 TT,
+ *   TN level or 3% behind; at 384 level to 3% behind;
  * - where rung 12 cannot move its edge tiles inside the matrix (tc_edge_shift: an odd m with
  *   A M-contiguous, NN and NT, or an odd n with B N-contiguous, NT and TT; the 16-byte copies
  *   would start at an odd element) and runs them on its plainer STEP loop, while TMA fills

@@ -22,7 +22,8 @@
  * per mbarrier; 2 blocks per SM. Measured (H200, perf/results/h200/dgemm-l2hints/; H100,
  * perf/results/h100/dgemm-odd/): 4096x4096x256 0.97x cuBLAS DGEMM NN, 0.96x TT; up to 1.16x
  * rung 12's speed where rung 12 cannot shift its edge tiles (2047^3 NN 1.04x cuBLAS DGEMM,
- * H100): auto takes it there and NN at k <= 384; 0.95-0.99x cuBLAS DGEMM from 2048^3 to
+ * H100): auto takes it there and at shallow k (NN to 384, NT and TT to 256, TN to 128,
+ * perf/results/h200/dgemm-route/); 0.95-0.99x cuBLAS DGEMM from 2048^3 to
  * 8192^3, below rung 12. Built for sm_90a only; dispatch requires cc 9.0.
  */
 #include "tma_ring.cuh"
