@@ -26,8 +26,8 @@
  *     would run that big tile there (mb_dgemm_dmma_big) and not one of its smaller ones, nor
  *     its deep tile (mb_dgemm_dmma_deep: one wave at most, k deep);
  *     `tma_dmma` (that big tile fed by TMA) at shallow k (NN to 384, H100 and H200; NT and
- *     TT to 256 and TN to 128, H200), and where `dmma` cannot move its edge tiles inside the matrix
- *     (odd m or n, by layout) (H100).
+ *     TT to 256 and TN to 128, H200), and where `dmma` cannot move its edge tiles inside
+ *     the matrix (odd m or n, by layout) (H100).
  *   omatcopy: `vectorized` at every size measured.
  *   reductions: `singlepass` with unit increments; sasum with a non-unit increment `shuffle`.
  * Not measured (no such GPU was at hand), chosen from what the hardware has:

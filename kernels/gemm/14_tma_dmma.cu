@@ -19,12 +19,12 @@
  * on a smaller tile or with fewer than 3 big tiles per SM. C is bitwise rung 12's.
  * Resources (nvcc 13.0 -arch=sm_90a -Xptxas -v): 128 threads, 255 registers, no spills;
  * shared memory 4 x 26.5 KB (NN), 4 x 25 KB (NT), 3 x 30 KB (TN), 3 x 28.5 KB (TT) plus 8 B
- * per mbarrier; 2 blocks per SM. Measured (H200, perf/results/h200/dgemm-l2hints/; H100,
- * perf/results/h100/dgemm-odd/): 4096x4096x256 0.97x cuBLAS DGEMM NN, 0.96x TT; up to 1.16x
- * rung 12's speed where rung 12 cannot shift its edge tiles (2047^3 NN 1.04x cuBLAS DGEMM,
- * H100): auto takes it there and at shallow k (NN to 384, NT and TT to 256, TN to 128,
- * perf/results/h200/dgemm-route/); 0.95-0.99x cuBLAS DGEMM from 2048^3 to
- * 8192^3, below rung 12. Built for sm_90a only; dispatch requires cc 9.0.
+ * per mbarrier; 2 blocks per SM. Measured (H200, perf/results/h200/dgemm-route/; H100,
+ * perf/results/h100/dgemm-odd/): 4096x4096x256 0.96x cuBLAS DGEMM NN, 0.94x TT; 4096x4096x128
+ * 0.93-1.11x by transpose, 4.5-11% ahead of rung 12; up to 1.16x rung 12's speed where
+ * rung 12 cannot shift its edge tiles (2047^3 NN 1.04x cuBLAS DGEMM, H100): auto takes it
+ * there and at shallow k (to 384 NN, 256 NT and TT, 128 TN); 0.93-0.98x cuBLAS DGEMM from
+ * 2048^3 to 8192^3, below rung 12. Built for sm_90a only; dispatch requires cc 9.0.
  */
 #include "tma_ring.cuh"
 
