@@ -7,7 +7,6 @@
  *   - every m16n8k8 f64 fragment read of every warp, k step and register (tc_mma.cuh's
  *     tc_gather_a1_f64 / tc_gather_b1_f64 addresses) is free of bank conflicts: each half-warp
  *     (one shared-memory wavefront of 8-byte loads) touches 16 distinct 8-byte bank pairs;
- *     the same for A with rung 14's paired rows (tc_pair_row);
  *   - the lean copies (tc_copy_lean, as tc_mainloop_f64_lean and tc_mainloop_f64_xmma set them
  *     up: one base per thread, then ROWS rows at a time) write each 16-byte chunk where the
  *     index helpers say its two elements are.
@@ -27,7 +26,7 @@ static int idx(int o, int i) {
     return KC ? tc_sb_index<Cfg, true>(i, o) : tc_sb_index<Cfg, false>(o, i);
 }
 
-template <class Cfg, bool IS_A, bool KC, bool PR = false>
+template <class Cfg, bool IS_A, bool KC>
 static void check_operand(const char *tile) {
     const char *opn = IS_A ? "A" : "B";
     const int MN = IS_A ? Cfg::BM : Cfg::BN, BK = Cfg::BK;
@@ -63,8 +62,7 @@ static void check_operand(const char *tile) {
                     for (int half = 0; half < 2; ++half) {
                         int banks[16] = {0};
                         for (int lane = 16 * half; lane < 16 * half + 16; ++lane) {
-                            const int r = (lane >> 2) + 8 * (v & 1);
-                            const int mn = IS_A ? w * W + t * 16 + (PR ? tc_pair_row<1>(r) : r)
+                            const int mn = IS_A ? w * W + t * 16 + (lane >> 2) + 8 * (v & 1)
                                                 : w * W + t * 8 + (lane >> 2);
                             const int k = IS_A ? kk + (lane & 3) + 4 * (v >> 1)
                                                : kk + (lane & 3) + 4 * v;
@@ -77,8 +75,8 @@ static void check_operand(const char *tile) {
                         conflicted += !ok;
                         ++reads;
                     }
-    CHECKF(conflicted == 0, "%s %s%s%s: %d of %d half-warp fragment reads with a bank conflict",
-           tile, opn, KC ? " K-contiguous" : "", PR ? " (paired rows)" : "", conflicted, reads);
+    CHECKF(conflicted == 0, "%s %s%s: %d of %d half-warp fragment reads with a bank conflict",
+           tile, opn, KC ? " K-contiguous" : "", conflicted, reads);
 
     /* lean copies: thread tid's chunk `it` lands at base + it * ROWS * LDS */
     const int CPR = IN / 2, ROWS = Cfg::NTHREADS / CPR;
@@ -103,21 +101,6 @@ static void check_tile(const char *tile) {
     check_operand<Cfg, false, true>(tile);
 }
 
-/* Paired rows (rung 14): a permutation of the 16 rows of an mma tile under which a lane's
- * rows g and g + 8 are 2g and 2g + 1, and A's fragment reads in the big tile stay
- * conflict-free in both layouts. */
-static void check_pair_rows(void) {
-    int bad = 0, seen[16] = {0};
-    for (int r = 0; r < 16; ++r) {
-        const int p = tc_pair_row<1>(r);
-        bad += p < 0 || p >= 16 || seen[p]++;
-        if (r < 8) bad += (p >> 1) != r || tc_pair_row<1>(r + 8) != (p ^ 1);
-    }
-    CHECKF(bad == 0, "tc_pair_row: %d violations", bad);
-    check_operand<dmma_big_cfg, true, false, true>("big");
-    check_operand<dmma_big_cfg, true, true, true>("big");
-}
-
 /* The swizzle itself: a 16-byte chunk stays whole, rows 4 apart share it, and it permutes the
  * positions of a row. */
 static void check_swz(void) {
@@ -137,7 +120,6 @@ static void check_swz(void) {
 
 int main(void) {
     check_swz();
-    check_pair_rows();
     check_tile<dmma_big_cfg>("big");
     check_tile<dmma_big_step_cfg>("big (STEP)");
     check_tile<dmma_mid_cfg>("mid");

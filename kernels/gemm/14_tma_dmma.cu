@@ -26,7 +26,6 @@
  * there and at shallow k (to 384 NN, 256 NT and TT, 128 TN); 0.93-0.98x cuBLAS DGEMM from
  * 2048^3 to 8192^3, below rung 12. Built for sm_90a only; dispatch requires cc 9.0.
  */
-#include <stdlib.h>
 #include "tma_ring.cuh"
 
 extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s);
@@ -78,7 +77,7 @@ static_assert(2 * (td_smem_bytes(true, true) + 1024) <= 228 * 1024 &&
  * 12, ptxas then tracks the DMMA results on one scoreboard with counted waits (the
  * interleaved order spread them over six, shared with the fragment loads; perf/sass_loop.py).
  * ------------------------------------------------------------------------------------- */
-template <bool AKC, bool BKC, int PR>
+template <bool AKC, bool BKC>
 __global__ void __launch_bounds__(TD_THREADS, 2)
     tma_dmma_kernel(const __grid_constant__ CUtensorMap tmA,
                     const __grid_constant__ CUtensorMap tmB, mb_gemm_args p, mb_tail tail) {
@@ -178,7 +177,7 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
         fph ^= 1u;
         __syncwarp();
 #pragma unroll
-        for (int mi = 0; mi < MI; ++mi) tc_gather_a1_f64<Cfg, AKC, 2, PR>(a0[mi], sA, wm0, mi, 0, lane);
+        for (int mi = 0; mi < MI; ++mi) tc_gather_a1_f64<Cfg, AKC, 2>(a0[mi], sA, wm0, mi, 0, lane);
         tc_gather_b_f64<Cfg, BKC, 2>(b0, sB, wn0, 0, lane);
         /* One k-tile in stage cs; unrolled by S below so that every stage offset is a
          * constant. */
@@ -189,7 +188,7 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
             /* step 0: step 1's fragments (the last reads of stage cs), then the mma */
 #pragma unroll
             for (int mi = 0; mi < MI; ++mi)
-                tc_gather_a1_f64<Cfg, AKC, 2, PR>(a1[mi], cA, wm0, mi, 8, lane);
+                tc_gather_a1_f64<Cfg, AKC, 2>(a1[mi], cA, wm0, mi, 8, lane);
             tc_gather_b_f64<Cfg, BKC, 2>(b1, cB, wn0, 8, lane);
             if (REFILL0) {
                 if (warp == 0 && kt + D < KT) produce(fs, kt + D);
@@ -214,7 +213,7 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
             __syncwarp();
 #pragma unroll
             for (int mi = 0; mi < MI; ++mi)
-                tc_gather_a1_f64<Cfg, AKC, 2, PR>(a0[mi], nA, wm0, mi, 0, lane);
+                tc_gather_a1_f64<Cfg, AKC, 2>(a0[mi], nA, wm0, mi, 0, lane);
             tc_gather_b_f64<Cfg, BKC, 2>(b0, nB, wn0, 0, lane);
             mma(a1, b1);
         };
@@ -223,7 +222,7 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
         /* Epilogue: rung 12's (tc_store_c), every tile at its own place (no edge shift: TMA
          * zero-filled what lies outside the matrix). A tail slab holds the tile, ld BM. */
         const int64_t ldo = to_slab ? BM : p.ldc, off = to_slab ? m0 + n0 * BM : 0;
-        tc_store_c<Cfg, true, PR>(acc, C - off, ldo, m0, n0, m0, n0, p.m, p.n, alpha, beta, wm0,
+        tc_store_c<Cfg, true>(acc, C - off, ldo, m0, n0, m0, n0, p.m, p.n, alpha, beta, wm0,
                               wn0, lane);
     }
 #else
@@ -258,7 +257,7 @@ static cudaError_t td_carveout_once(const void *func, unsigned long long *done) 
 
 /* The launch for operands TMA can copy; *ran = 0 (nothing launched) where the driver refused
  * a tensor map. */
-template <bool AKC, bool BKC, int PR>
+template <bool AKC, bool BKC>
 static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v12000 fn,
                              int *ran, cudaStream_t s) {
     typedef td_cfg Cfg;
@@ -277,13 +276,13 @@ static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v
     *ran = 1;
     const size_t smem = td_smem_bytes(AKC, BKC);
     static unsigned long long smem_set; /* devices whose limit is raised (this kernel) */
-    cudaError_t e = mb_smem_limit_once((const void *)tma_dmma_kernel<AKC, BKC, PR>, (int)smem,
+    cudaError_t e = mb_smem_limit_once((const void *)tma_dmma_kernel<AKC, BKC>, (int)smem,
                                        &smem_set);
     if (e != cudaSuccess) return e;
     /* Two blocks of up to 106 KB per SM need the largest shared-memory carveout (228 KB):
      * asked for, not left to the driver's choice. */
     static unsigned long long carve_set;
-    e = td_carveout_once((const void *)tma_dmma_kernel<AKC, BKC, PR>, &carve_set);
+    e = td_carveout_once((const void *)tma_dmma_kernel<AKC, BKC>, &carve_set);
     if (e != cudaSuccess) return e;
     /* Rung 12's plan for its big tile (tc_gemm_launch_s): the same tail split, so the same
      * sums in the same order. */
@@ -291,7 +290,7 @@ static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v
     const mb_tail tail = mb_tail_plan(p, tiles, Cfg::MIN_BLOCKS, Cfg::BK,
                                       (int64_t)Cfg::BM * Cfg::BN, sizeof(double));
     const int64_t blocks = tail.t0 + (tiles - tail.t0) * tail.S;
-    tma_dmma_kernel<AKC, BKC, PR><<<mb_grid_dim(blocks, MB_GRID_X_MAX), TD_THREADS, smem, s>>>(
+    tma_dmma_kernel<AKC, BKC><<<mb_grid_dim(blocks, MB_GRID_X_MAX), TD_THREADS, smem, s>>>(
         ma, mb, *p, tail);
     e = cudaGetLastError();
     if (e == cudaSuccess && tail.S > 1) {
@@ -310,30 +309,11 @@ static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v
 static cudaError_t td_run(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v12000 fn,
                           cudaStream_t s) {
     int ran = 0;
-    /* EXPERIMENT: MB_TD_PAIR=1 paired rows (tc_pair_row<1>, conflict-free) and 16-byte stores
-     * of C; =2 rows 2g, 2g + 1 (tc_pair_row<2>: A's fragment reads 2-way conflicted). */
-    static int pair = -1;
-    if (pair < 0) {
-        const char *v = getenv("MB_TD_PAIR");
-        pair = v && (v[0] == '1' || v[0] == '2') ? v[0] - '0' : 0;
-    }
     /* A is K-contiguous when transposed; B is K-contiguous when not. */
-    cudaError_t e;
-    if (pair == 1)
-        e = p->transa ? (p->transb ? td_launch<true, false, 1>(p, fn, &ran, s)
-                                   : td_launch<true, true, 1>(p, fn, &ran, s))
-                      : (p->transb ? td_launch<false, false, 1>(p, fn, &ran, s)
-                                   : td_launch<false, true, 1>(p, fn, &ran, s));
-    else if (pair == 2)
-        e = p->transa ? (p->transb ? td_launch<true, false, 2>(p, fn, &ran, s)
-                                   : td_launch<true, true, 2>(p, fn, &ran, s))
-                      : (p->transb ? td_launch<false, false, 2>(p, fn, &ran, s)
-                                   : td_launch<false, true, 2>(p, fn, &ran, s));
-    else
-        e = p->transa ? (p->transb ? td_launch<true, false, 0>(p, fn, &ran, s)
-                                   : td_launch<true, true, 0>(p, fn, &ran, s))
-                      : (p->transb ? td_launch<false, false, 0>(p, fn, &ran, s)
-                                   : td_launch<false, true, 0>(p, fn, &ran, s));
+    const cudaError_t e = p->transa ? (p->transb ? td_launch<true, false>(p, fn, &ran, s)
+                                                 : td_launch<true, true>(p, fn, &ran, s))
+                                    : (p->transb ? td_launch<false, false>(p, fn, &ran, s)
+                                                 : td_launch<false, true>(p, fn, &ran, s));
     return ran ? e : mb_dgemm_dmma(p, s);
 }
 

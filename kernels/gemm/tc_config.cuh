@@ -133,16 +133,6 @@ TC_HD int tc_frag_b_row(int lane, int v) { return (lane & 3) + 4 * v; }
 TC_HD int tc_frag_b_col(int lane) { return lane >> 2; }
 TC_HD int tc_frag_c_row(int lane, int v) { return (lane >> 2) + 8 * (v >> 1); }
 TC_HD int tc_frag_c_col(int lane, int v) { return 2 * (lane & 3) + (v & 1); }
-/* Paired rows (rung 14's FP64 tile): row r of a 16-row mma tile stands for row tc_pair_row(r)
- * of A and C, so that a lane's accumulators of rows g and g + 8 are the adjacent rows 2g + b
- * and 2g + (b ^ 1), b = bit 1 of g: one 16-byte store of C each. b alternates every two g so
- * that a half-warp's rows (g in 0..3 or 4..7) still fall in four distinct residues mod 4:
- * the fragment reads stay conflict-free with LD % 16 == 4 in both operand layouts. */
-template <int PR = 1>
-TC_HD int tc_pair_row(int r) {
-    const int g = r & 7;
-    return (2 * g + (PR == 1 ? (g >> 1) & 1 : 0)) ^ (r >> 3);
-}
 
 /* Block tile of a linear tile index: groups of GROUP_M tile-rows are walked column by column,
  * so blocks running at the same time share A panels and B panels in L2. */

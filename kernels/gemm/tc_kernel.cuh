@@ -48,22 +48,7 @@ __device__ __forceinline__ void tc_st_c(T *a, T v) {
     *a = v;
 }
 
-/* Two adjacent FP64 elements of C, 16-byte aligned (paired rows); with EF evict_first. */
-template <bool EF>
-__device__ __forceinline__ void tc_st_c2(double *a, double lo, double hi) {
-#if TC_HAS_MMA
-    if constexpr (EF) {
-        asm volatile("st.global.L2::cache_hint.v2.f64 [%0], {%1, %2}, %3;\n" ::"l"(
-                         __cvta_generic_to_global(a)),
-                     "d"(lo), "d"(hi), "l"(tc_l2_policy<false>())
-                     : "memory");
-        return;
-    }
-#endif
-    *(double2 *)a = make_double2(lo, hi);
-}
-
-template <class Cfg, bool EF = false, int PR = 0>
+template <class Cfg, bool EF = false>
 __device__ __forceinline__ void tc_store_c(const typename Cfg::T (&acc)[Cfg::MI][Cfg::NI][4],
                                            typename Cfg::T *C, int64_t ldc, int64_t m0,
                                            int64_t n0, int64_t r0, int64_t c0, int64_t m,
@@ -71,59 +56,14 @@ __device__ __forceinline__ void tc_store_c(const typename Cfg::T (&acc)[Cfg::MI]
                                            typename Cfg::T beta, int wm0, int wn0, int lane) {
     typedef typename Cfg::T T;
     constexpr int MI = Cfg::MI, NI = Cfg::NI;
-    static_assert(!PR || sizeof(T) == 8, "paired rows are for FP64 tiles");
-    /* Row of register v of a lane in its mma tile (PR: tc_pair_row). */
-    auto frag_row = [&](int v) {
-        return PR ? tc_pair_row<PR>(tc_frag_c_row(lane, v)) : tc_frag_c_row(lane, v);
-    };
     if (r0 == m0 && c0 == n0 && m0 + Cfg::BM <= m && n0 + Cfg::BN <= n) {
-        /* element (mi, ni, v) at row mi * 16 + ro(v), column 2 ni + (v & 1) of cb: ro(v) =
-         * 8 (v >> 1) from row g, or with PR pb ^ (v >> 1) from row 2g */
-        const int g = lane >> 2, pb = PR == 1 ? (g >> 1) & 1 : 0;
-        auto ro = [&](int v) { return PR ? pb ^ (v >> 1) : 8 * (v >> 1); };
-        T *cb = C + (m0 + wm0 + (PR ? 2 * g : g)) + (n0 + wn0 + 2 * (lane & 3)) * ldc;
+        /* element (mi, ni, v) at row mi * 16 + 8 (v >> 1), column 2 ni + (v & 1) of cb */
+        T *cb = C + (m0 + wm0 + (lane >> 2)) + (n0 + wn0 + 2 * (lane & 3)) * ldc;
         T *col[NI][2];
 #pragma unroll
         for (int ni = 0; ni < NI; ++ni)
 #pragma unroll
             for (int j = 0; j < 2; ++j) col[ni][j] = cb + (ni * 8 + j) * ldc;
-        if constexpr (PR) {
-            /* Rows 2g and 2g + 1 of a column in one 16-byte access: a warp's store covers
-             * 16 rows of 4 columns (whole 128-byte lines). acc[..][j] is row 2g + pb,
-             * acc[..][2 + j] the other. */
-            if (beta == T(0) && (((uintptr_t)C) & 15) == 0 && (ldc & 1) == 0) {
-#pragma unroll
-                for (int mi = 0; mi < MI; ++mi) {
-                    double2 cv[NI][2];
-                    if (beta != T(0)) {
-#pragma unroll
-                        for (int ni = 0; ni < NI; ++ni)
-#pragma unroll
-                            for (int j = 0; j < 2; ++j)
-                                cv[ni][j] = *(const double2 *)(col[ni][j] + mi * 16);
-                    }
-#pragma unroll
-                    for (int ni = 0; ni < NI; ++ni)
-#pragma unroll
-                        for (int j = 0; j < 2; ++j) {
-                            const T x0 = acc[mi][ni][j], x1 = acc[mi][ni][2 + j];
-                            T lo = pb ? x1 : x0, hi = pb ? x0 : x1;
-                            if (beta == T(0)) {
-                                if (alpha != T(1)) {
-                                    lo = alpha * lo;
-                                    hi = alpha * hi;
-                                }
-                                tc_st_c2<EF>(col[ni][j] + mi * 16, lo, hi);
-                            } else {
-                                tc_st_c2<false>(col[ni][j] + mi * 16,
-                                                tc_fma(alpha, lo, beta * cv[ni][j].x),
-                                                tc_fma(alpha, hi, beta * cv[ni][j].y));
-                            }
-                        }
-                }
-                return;
-            }
-        } else {
         if (beta == T(0)) {
             auto store = [&](bool scale) {
 #pragma unroll
@@ -132,7 +72,7 @@ __device__ __forceinline__ void tc_store_c(const typename Cfg::T (&acc)[Cfg::MI]
                     for (int ni = 0; ni < NI; ++ni)
 #pragma unroll
                         for (int v = 0; v < 4; ++v)
-                            tc_st_c<EF>(&col[ni][v & 1][mi * 16 + ro(v)],
+                            tc_st_c<EF>(&col[ni][v & 1][mi * 16 + 8 * (v >> 1)],
                                         scale ? alpha * acc[mi][ni][v] : acc[mi][ni][v]);
             };
             if (alpha == T(1))
@@ -147,16 +87,15 @@ __device__ __forceinline__ void tc_store_c(const typename Cfg::T (&acc)[Cfg::MI]
 #pragma unroll
             for (int ni = 0; ni < NI; ++ni)
 #pragma unroll
-                for (int v = 0; v < 4; ++v) cv[ni][v] = col[ni][v & 1][mi * 16 + ro(v)];
+                for (int v = 0; v < 4; ++v) cv[ni][v] = col[ni][v & 1][mi * 16 + 8 * (v >> 1)];
 #pragma unroll
             for (int ni = 0; ni < NI; ++ni)
 #pragma unroll
                 for (int v = 0; v < 4; ++v)
-                    col[ni][v & 1][mi * 16 + ro(v)] =
+                    col[ni][v & 1][mi * 16 + 8 * (v >> 1)] =
                         tc_fma(alpha, acc[mi][ni][v], beta * cv[ni][v]);
         }
         return;
-        }
     }
 #pragma unroll
     for (int mi = 0; mi < MI; ++mi) {
@@ -165,7 +104,7 @@ __device__ __forceinline__ void tc_store_c(const typename Cfg::T (&acc)[Cfg::MI]
         for (int ni = 0; ni < NI; ++ni)
 #pragma unroll
             for (int v = 0; v < 4; ++v) {
-                const int64_t r = m0 + wm0 + mi * 16 + frag_row(v);
+                const int64_t r = m0 + wm0 + mi * 16 + tc_frag_c_row(lane, v);
                 const int64_t c = n0 + wn0 + ni * 8 + tc_frag_c_col(lane, v);
                 cv[ni][v] = beta != T(0) && r >= r0 && r < m && c >= c0 && c < n
                                 ? C[r + c * ldc]
@@ -175,7 +114,7 @@ __device__ __forceinline__ void tc_store_c(const typename Cfg::T (&acc)[Cfg::MI]
         for (int ni = 0; ni < NI; ++ni)
 #pragma unroll
             for (int v = 0; v < 4; ++v) {
-                const int64_t r = m0 + wm0 + mi * 16 + frag_row(v);
+                const int64_t r = m0 + wm0 + mi * 16 + tc_frag_c_row(lane, v);
                 const int64_t c = n0 + wn0 + ni * 8 + tc_frag_c_col(lane, v);
                 if (r >= r0 && r < m && c >= c0 && c < n)
                     C[r + c * ldc] = beta == T(0) ? alpha * acc[mi][ni][v]

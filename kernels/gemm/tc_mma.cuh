@@ -137,15 +137,13 @@ TC_UNROLL
  * 8 (v & 1)][kk + t + 4 (v >> 1)], b[v] = B[kk + t + 4 v][wn0 + 8 ni + g]. Conflict-free
  * LDS.64: a half-warp reads g = 0..3 (or 4..7) x t = 0..3 at t*LD + g or g*LD + t (plus a
  * multiple of 4 LD or of 4), LD % 16 == 4. */
-template <class Cfg, bool AKC, int KQ, int PR = 0>
+template <class Cfg, bool AKC, int KQ>
 __host__ __device__ __forceinline__ void tc_gather_a1_f64(double (&a)[2 * KQ], const double *sA,
                                                           int wm0, int mi, int kk, int lane) {
 TC_UNROLL
-    for (int v = 0; v < 2 * KQ; ++v) {
-        const int r = (lane >> 2) + 8 * (v & 1); /* PR: paired rows (tc_pair_row) */
-        a[v] = sA[tc_sa_index<Cfg, AKC>(wm0 + mi * 16 + (PR ? tc_pair_row<PR>(r) : r),
+    for (int v = 0; v < 2 * KQ; ++v)
+        a[v] = sA[tc_sa_index<Cfg, AKC>(wm0 + mi * 16 + (lane >> 2) + 8 * (v & 1),
                                         kk + (lane & 3) + 4 * (v >> 1))];
-    }
 }
 template <class Cfg, bool AKC, int KQ>
 __host__ __device__ __forceinline__ void tc_gather_a_f64(double (&a)[Cfg::MI][2 * KQ],
