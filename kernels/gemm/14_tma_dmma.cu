@@ -26,7 +26,6 @@
  * there and at shallow k (to 384 NN, 256 NT and TT, 128 TN); 0.93-0.98x cuBLAS DGEMM from
  * 2048^3 to 8192^3, below rung 12. Built for sm_90a only; dispatch requires cc 9.0.
  */
-#include <stdlib.h>
 #include "tma_ring.cuh"
 
 extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s);
@@ -78,7 +77,7 @@ static_assert(2 * (td_smem_bytes(true, true) + 1024) <= 228 * 1024 &&
  * 12, ptxas then tracks the DMMA results on one scoreboard with counted waits (the
  * interleaved order spread them over six, shared with the fragment loads; perf/sass_loop.py).
  * ------------------------------------------------------------------------------------- */
-template <bool AKC, bool BKC, int G>
+template <bool AKC, bool BKC>
 __global__ void __launch_bounds__(TD_THREADS, 2)
     tma_dmma_kernel(const __grid_constant__ CUtensorMap tmA,
                     const __grid_constant__ CUtensorMap tmB, mb_gemm_args p, mb_tail tail) {
@@ -128,12 +127,7 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
 
     for (int64_t tile = tile0; tile < ntiles; tile += gridDim.x) {
         int64_t tm, tn;
-        { /* EXPERIMENT: groups of G tile-rows walked column by column (TC_GROUP_M: 8) */
-            const int64_t per = (int64_t)G * ntn, first = (tile / per) * G;
-            const int64_t gsz = ntm - first < G ? ntm - first : G, r = tile % per;
-            tm = first + r % gsz;
-            tn = r / gsz;
-        }
+        tc_tile_coords(tile, ntm, ntn, &tm, &tn);
         const int64_t m0 = tm * BM, n0 = tn * BN;
         double acc[MI][NI][4];
 #pragma unroll
@@ -263,7 +257,7 @@ static cudaError_t td_carveout_once(const void *func, unsigned long long *done) 
 
 /* The launch for operands TMA can copy; *ran = 0 (nothing launched) where the driver refused
  * a tensor map. */
-template <bool AKC, bool BKC, int G>
+template <bool AKC, bool BKC>
 static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v12000 fn,
                              int *ran, cudaStream_t s) {
     typedef td_cfg Cfg;
@@ -282,13 +276,13 @@ static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v
     *ran = 1;
     const size_t smem = td_smem_bytes(AKC, BKC);
     static unsigned long long smem_set; /* devices whose limit is raised (this kernel) */
-    cudaError_t e = mb_smem_limit_once((const void *)tma_dmma_kernel<AKC, BKC, G>, (int)smem,
+    cudaError_t e = mb_smem_limit_once((const void *)tma_dmma_kernel<AKC, BKC>, (int)smem,
                                        &smem_set);
     if (e != cudaSuccess) return e;
     /* Two blocks of up to 106 KB per SM need the largest shared-memory carveout (228 KB):
      * asked for, not left to the driver's choice. */
     static unsigned long long carve_set;
-    e = td_carveout_once((const void *)tma_dmma_kernel<AKC, BKC, G>, &carve_set);
+    e = td_carveout_once((const void *)tma_dmma_kernel<AKC, BKC>, &carve_set);
     if (e != cudaSuccess) return e;
     /* Rung 12's plan for its big tile (tc_gemm_launch_s): the same tail split, so the same
      * sums in the same order. */
@@ -296,7 +290,7 @@ static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v
     const mb_tail tail = mb_tail_plan(p, tiles, Cfg::MIN_BLOCKS, Cfg::BK,
                                       (int64_t)Cfg::BM * Cfg::BN, sizeof(double));
     const int64_t blocks = tail.t0 + (tiles - tail.t0) * tail.S;
-    tma_dmma_kernel<AKC, BKC, G><<<mb_grid_dim(blocks, MB_GRID_X_MAX), TD_THREADS, smem, s>>>(
+    tma_dmma_kernel<AKC, BKC><<<mb_grid_dim(blocks, MB_GRID_X_MAX), TD_THREADS, smem, s>>>(
         ma, mb, *p, tail);
     e = cudaGetLastError();
     if (e == cudaSuccess && tail.S > 1) {
@@ -315,20 +309,11 @@ static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v
 static cudaError_t td_run(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v12000 fn,
                           cudaStream_t s) {
     int ran = 0;
-    /* EXPERIMENT: MB_TD_GROUP=8 (default), 16 or 64 tile-rows per group of the tile order. */
-    static int group = 0;
-    if (group == 0) {
-        const char *v = getenv("MB_TD_GROUP");
-        group = v ? atoi(v) : 8;
-    }
     /* A is K-contiguous when transposed; B is K-contiguous when not. */
-#define TD_RUN(G)                                                                              \
-    (p->transa ? (p->transb ? td_launch<true, false, G>(p, fn, &ran, s)                        \
-                            : td_launch<true, true, G>(p, fn, &ran, s))                        \
-               : (p->transb ? td_launch<false, false, G>(p, fn, &ran, s)                       \
-                            : td_launch<false, true, G>(p, fn, &ran, s)))
-    const cudaError_t e = group == 16 ? TD_RUN(16) : group == 64 ? TD_RUN(64) : TD_RUN(8);
-#undef TD_RUN
+    const cudaError_t e = p->transa ? (p->transb ? td_launch<true, false>(p, fn, &ran, s)
+                                                 : td_launch<true, true>(p, fn, &ran, s))
+                                    : (p->transb ? td_launch<false, false>(p, fn, &ran, s)
+                                                 : td_launch<false, true>(p, fn, &ran, s));
     return ran ? e : mb_dgemm_dmma(p, s);
 }
 
