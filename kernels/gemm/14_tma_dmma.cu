@@ -26,17 +26,12 @@
  * there and at shallow k (to 384 NN, 256 NT and TT, 128 TN); 0.93-0.98x cuBLAS DGEMM from
  * 2048^3 to 8192^3, below rung 12. Built for sm_90a only; dispatch requires cc 9.0.
  */
-#include <stdlib.h>
 #include "tma_ring.cuh"
 
 extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s);
 
 /* Rung 12's big tile (12_dmma.cu: dmma_big_cfg); STAGES here only names rung 12's ring. */
 typedef tc_cfg<double, 128, 64, 16, 64, 32, 3, 2, 8, TC_PIPE_XMMA, true> td_cfg;
-/* EXPERIMENT: k-tiles of 32 in 2 stages (MB_TD_BK=32). */
-typedef tc_cfg<double, 128, 64, 32, 64, 32, 2, 2, 8, TC_PIPE_XMMA, true> td_cfg32;
-template <int BKX> struct td_cfg_of { typedef td_cfg T; };
-template <> struct td_cfg_of<32> { typedef td_cfg32 T; };
 #define TD_THREADS 128
 /* Stages: 4, 3 when A is K-contiguous (4 of its 30 KB stages would not fit 2 blocks in an
  * SM's 228 KB). In iteration kt warp 0 issues k-tile kt + S - 1 into the stage k-tile
@@ -45,26 +40,22 @@ template <> struct td_cfg_of<32> { typedef td_cfg32 T; };
  * and the stage is released unless a warp lags a whole k-tile behind. With 3 stages, in the
  * first k step, where rung 12 issues its copies: one and a half k-tiles to land, as there,
  * and a warp may lag half a k-tile (rung 12's barrier: none). */
-static constexpr int td_stages(bool akc, int bk = 16) { return bk == 32 ? 2 : akc ? 3 : 4; }
-template <bool AKC, int BKX = 16>
+static constexpr int td_stages(bool akc) { return akc ? 3 : 4; }
+template <bool AKC>
 struct td_ring {
-    static constexpr int S = td_stages(AKC, BKX), D = S - 1; /* stages; k-tiles issued ahead */
+    static constexpr int S = td_stages(AKC), D = S - 1; /* stages; k-tiles issued ahead */
     static constexpr bool REFILL0 = S < 4;              /* refill in the first k step */
 };
-template <int BKX = 16>
 static constexpr size_t td_smem_bytes(bool akc, bool bkc) {
-    typedef typename td_cfg_of<BKX>::T C;
-    return (size_t)td_stages(akc, BKX) * (C::a_elems(akc) + C::b_elems(bkc)) *
+    return (size_t)td_stages(akc) * (td_cfg::a_elems(akc) + td_cfg::b_elems(bkc)) *
                sizeof(double) +
-           (size_t)2 * td_stages(akc, BKX) * sizeof(uint64_t);
+           (size_t)2 * td_stages(akc) * sizeof(uint64_t);
 }
 static_assert(td_cfg::a_elems(true) * 8 % 128 == 0 && td_cfg::a_elems(false) * 8 % 128 == 0 &&
                   td_cfg::b_elems(true) * 8 % 128 == 0 && td_cfg::b_elems(false) * 8 % 128 == 0,
               "TMA destinations 128-byte aligned");
 static_assert(2 * (td_smem_bytes(true, true) + 1024) <= 228 * 1024 &&
-                  2 * (td_smem_bytes(false, true) + 1024) <= 228 * 1024 &&
-                  2 * (td_smem_bytes<32>(true, false) + 1024) <= 228 * 1024 &&
-                  2 * (td_smem_bytes<32>(false, true) + 1024) <= 228 * 1024,
+                  2 * (td_smem_bytes(false, true) + 1024) <= 228 * 1024,
               "two blocks per SM");
 
 /* ---------------------------------------------------------------------------------------
@@ -86,15 +77,14 @@ static_assert(2 * (td_smem_bytes(true, true) + 1024) <= 228 * 1024 &&
  * 12, ptxas then tracks the DMMA results on one scoreboard with counted waits (the
  * interleaved order spread them over six, shared with the fragment loads; perf/sass_loop.py).
  * ------------------------------------------------------------------------------------- */
-template <bool AKC, bool BKC, int BKX>
+template <bool AKC, bool BKC>
 __global__ void __launch_bounds__(TD_THREADS, 2)
     tma_dmma_kernel(const __grid_constant__ CUtensorMap tmA,
                     const __grid_constant__ CUtensorMap tmB, mb_gemm_args p, mb_tail tail) {
 #if WG_SM90A
-    typedef typename td_cfg_of<BKX>::T Cfg;
-    constexpr int S = td_ring<AKC, BKX>::S, D = td_ring<AKC, BKX>::D, MI = Cfg::MI, NI = Cfg::NI;
-    constexpr bool REFILL0 = td_ring<AKC, BKX>::REFILL0;
-    constexpr int NS = BKX / 8; /* k steps per k-tile */
+    typedef td_cfg Cfg;
+    constexpr int S = td_ring<AKC>::S, D = td_ring<AKC>::D, MI = Cfg::MI, NI = Cfg::NI;
+    constexpr bool REFILL0 = td_ring<AKC>::REFILL0;
     constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK;
     constexpr int AE = Cfg::a_elems(AKC), BE = Cfg::b_elems(BKC);
     constexpr unsigned AB = AE * sizeof(double), BB = BE * sizeof(double);
@@ -195,45 +185,37 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
             const int ns = (cs + 1) % S, fs = (cs + D) % S;
             const double *cA = sA + cs * AE, *cB = sB + cs * BE;
             const double *nA = sA + ns * AE, *nB = sB + ns * BE;
+            /* step 0: step 1's fragments (the last reads of stage cs), then the mma */
 #pragma unroll
-            for (int j = 0; j < NS; ++j) {
-                double(&ac)[MI][4] = (j & 1) ? a1 : a0;
-                double(&an)[MI][4] = (j & 1) ? a0 : a1;
-                double(&bc)[NI][2] = (j & 1) ? b1 : b0;
-                double(&bn)[NI][2] = (j & 1) ? b0 : b1;
-                if (j < NS - 1) {
-                    /* step j + 1's fragments from stage cs (in step NS - 2 its last reads) */
-#pragma unroll
-                    for (int mi = 0; mi < MI; ++mi)
-                        tc_gather_a1_f64<Cfg, AKC, 2>(an[mi], cA, wm0, mi, 8 * (j + 1), lane);
-                    tc_gather_b_f64<Cfg, BKC, 2>(bn, cB, wn0, 8 * (j + 1), lane);
-                    if (REFILL0 && j == 0) {
-                        if (warp == 0 && kt + D < KT) produce(fs, kt + D);
-                        __syncwarp();
-                    }
-                    mma(ac, bc);
-                } else {
-                    /* release stage cs, refill, wait for k-tile kt + 1 (past the last one a
-                     * wait on the phase before, complete at once), its step 0 fragments. The
-                     * fence orders this thread's reads of stage cs before the TMA that
-                     * refills it (async proxy). */
-                    wg_fence_proxy_async();
-                    tm_arrive(empty0 + 8 * cs);
-                    if (!REFILL0) {
-                        if (warp == 0 && kt + D < KT) produce(fs, kt + D);
-                        __syncwarp();
-                    }
-                    const unsigned more = kt + 1 < KT;
-                    tm_wait(full0 + 8 * ns, ((fph >> ns) & 1u) ^ (more ^ 1u));
-                    fph ^= more << ns;
-                    __syncwarp();
-#pragma unroll
-                    for (int mi = 0; mi < MI; ++mi)
-                        tc_gather_a1_f64<Cfg, AKC, 2>(an[mi], nA, wm0, mi, 0, lane);
-                    tc_gather_b_f64<Cfg, BKC, 2>(bn, nB, wn0, 0, lane);
-                    mma(ac, bc);
-                }
+            for (int mi = 0; mi < MI; ++mi)
+                tc_gather_a1_f64<Cfg, AKC, 2>(a1[mi], cA, wm0, mi, 8, lane);
+            tc_gather_b_f64<Cfg, BKC, 2>(b1, cB, wn0, 8, lane);
+            if (REFILL0) {
+                if (warp == 0 && kt + D < KT) produce(fs, kt + D);
+                __syncwarp();
             }
+            mma(a0, b0);
+            /* step 1: release stage cs, refill, wait for k-tile kt + 1 (past the last one a
+             * wait on the phase before, complete at once), its step 0 fragments, the mma.
+             * The fence orders this thread's reads of stage cs before the TMA that refills
+             * it (async proxy): without it the arrival went out while a load just issued had
+             * not yet read the stage, and now and then a refill landed first (one warp's
+             * last row tile wrong, test_dgemm_tma_gpu on an H100). */
+            wg_fence_proxy_async();
+            tm_arrive(empty0 + 8 * cs);
+            if (!REFILL0) {
+                if (warp == 0 && kt + D < KT) produce(fs, kt + D);
+                __syncwarp();
+            }
+            const unsigned more = kt + 1 < KT;
+            tm_wait(full0 + 8 * ns, ((fph >> ns) & 1u) ^ (more ^ 1u));
+            fph ^= more << ns;
+            __syncwarp();
+#pragma unroll
+            for (int mi = 0; mi < MI; ++mi)
+                tc_gather_a1_f64<Cfg, AKC, 2>(a0[mi], nA, wm0, mi, 0, lane);
+            tc_gather_b_f64<Cfg, BKC, 2>(b0, nB, wn0, 0, lane);
+            mma(a1, b1);
         };
         tc_in_rounds<S>(KT, ktile);
 
@@ -275,10 +257,10 @@ static cudaError_t td_carveout_once(const void *func, unsigned long long *done) 
 
 /* The launch for operands TMA can copy; *ran = 0 (nothing launched) where the driver refused
  * a tensor map. */
-template <bool AKC, bool BKC, int BKX>
+template <bool AKC, bool BKC>
 static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v12000 fn,
                              int *ran, cudaStream_t s) {
-    typedef typename td_cfg_of<BKX>::T Cfg;
+    typedef td_cfg Cfg;
     const CUtensorMapDataType f64 = CU_TENSOR_MAP_DATA_TYPE_FLOAT64;
     /* A stored (AKC ? k x m : m x k), B stored (BKC ? n x k : k x n): the box is one stage
      * in rung 12's padded layout (tc_config.cuh), rows as wide as the pads. */
@@ -291,17 +273,16 @@ static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v
              : tm_map(fn, &mb, p->B, p->n, p->k, p->ldb, Cfg::LD_BN, Cfg::BK, f64)) !=
             cudaSuccess)
         return cudaSuccess;
-    if (BKX == 32 && p->k % 32) return cudaSuccess;
     *ran = 1;
-    const size_t smem = td_smem_bytes<BKX>(AKC, BKC);
+    const size_t smem = td_smem_bytes(AKC, BKC);
     static unsigned long long smem_set; /* devices whose limit is raised (this kernel) */
-    cudaError_t e = mb_smem_limit_once((const void *)tma_dmma_kernel<AKC, BKC, BKX>, (int)smem,
+    cudaError_t e = mb_smem_limit_once((const void *)tma_dmma_kernel<AKC, BKC>, (int)smem,
                                        &smem_set);
     if (e != cudaSuccess) return e;
     /* Two blocks of up to 106 KB per SM need the largest shared-memory carveout (228 KB):
      * asked for, not left to the driver's choice. */
     static unsigned long long carve_set;
-    e = td_carveout_once((const void *)tma_dmma_kernel<AKC, BKC, BKX>, &carve_set);
+    e = td_carveout_once((const void *)tma_dmma_kernel<AKC, BKC>, &carve_set);
     if (e != cudaSuccess) return e;
     /* Rung 12's plan for its big tile (tc_gemm_launch_s): the same tail split, so the same
      * sums in the same order. */
@@ -309,11 +290,7 @@ static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v
     const mb_tail tail = mb_tail_plan(p, tiles, Cfg::MIN_BLOCKS, Cfg::BK,
                                       (int64_t)Cfg::BM * Cfg::BN, sizeof(double));
     const int64_t blocks = tail.t0 + (tiles - tail.t0) * tail.S;
-    if (BKX == 32 && tail.S > 1) { /* EXPERIMENT: the 16-deep kernel takes it */
-        *ran = 0;
-        return cudaSuccess;
-    }
-    tma_dmma_kernel<AKC, BKC, BKX><<<mb_grid_dim(blocks, MB_GRID_X_MAX), TD_THREADS, smem, s>>>(
+    tma_dmma_kernel<AKC, BKC><<<mb_grid_dim(blocks, MB_GRID_X_MAX), TD_THREADS, smem, s>>>(
         ma, mb, *p, tail);
     e = cudaGetLastError();
     if (e == cudaSuccess && tail.S > 1) {
@@ -332,23 +309,11 @@ static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v
 static cudaError_t td_run(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v12000 fn,
                           cudaStream_t s) {
     int ran = 0;
-    /* EXPERIMENT: MB_TD_BK=32 k-tiles of 32 in 2 stages where k % 32 == 0 and the tail is not
-     * split; elsewhere the 16-deep kernel. */
-    static int bk = 0;
-    if (bk == 0) {
-        const char *v = getenv("MB_TD_BK");
-        bk = v && atoi(v) == 32 ? 32 : 16;
-    }
     /* A is K-contiguous when transposed; B is K-contiguous when not. */
-#define TD_RUN(BKX)                                                                            \
-    (p->transa ? (p->transb ? td_launch<true, false, BKX>(p, fn, &ran, s)                      \
-                            : td_launch<true, true, BKX>(p, fn, &ran, s))                      \
-               : (p->transb ? td_launch<false, false, BKX>(p, fn, &ran, s)                     \
-                            : td_launch<false, true, BKX>(p, fn, &ran, s)))
-    cudaError_t e = cudaSuccess;
-    if (bk == 32) e = TD_RUN(32);
-    if (e == cudaSuccess && !ran) e = TD_RUN(16);
-#undef TD_RUN
+    const cudaError_t e = p->transa ? (p->transb ? td_launch<true, false>(p, fn, &ran, s)
+                                                 : td_launch<true, true>(p, fn, &ran, s))
+                                    : (p->transb ? td_launch<false, false>(p, fn, &ran, s)
+                                                 : td_launch<false, true>(p, fn, &ran, s));
     return ran ? e : mb_dgemm_dmma(p, s);
 }
 
