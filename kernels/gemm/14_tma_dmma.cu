@@ -26,7 +26,6 @@
  * there and at shallow k (to 384 NN, 256 NT and TT, 128 TN); 0.93-0.98x cuBLAS DGEMM from
  * 2048^3 to 8192^3, below rung 12. Built for sm_90a only; dispatch requires cc 9.0.
  */
-#include <stdlib.h>
 #include "tma_ring.cuh"
 
 extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s);
@@ -41,50 +40,22 @@ typedef tc_cfg<double, 128, 64, 16, 64, 32, 3, 2, 8, TC_PIPE_XMMA, true> td_cfg;
  * and the stage is released unless a warp lags a whole k-tile behind. With 3 stages, in the
  * first k step, where rung 12 issues its copies: one and a half k-tiles to land, as there,
  * and a warp may lag half a k-tile (rung 12's barrier: none). */
-static constexpr int td_stages(bool akc, bool c3 = false) { return c3 ? 4 : akc ? 3 : 4; }
-template <bool AKC, bool C3 = false>
+static constexpr int td_stages(bool akc) { return akc ? 3 : 4; }
+template <bool AKC>
 struct td_ring {
-    static constexpr int S = td_stages(AKC, C3), D = S - 1; /* stages; k-tiles issued ahead */
+    static constexpr int S = td_stages(AKC), D = S - 1; /* stages; k-tiles issued ahead */
     static constexpr bool REFILL0 = S < 4;              /* refill in the first k step */
 };
-/* EXPERIMENT (C3, MB_TD_C3=1): a K-contiguous operand's stage unpadded, in chunks 4 deep in
- * k: element (r, k) of an R-row stage at (k >> 2) 4R + 4r + (k & 3), so that a half-warp's
- * fragment read (rows r0 + 0..3, k 0..3) covers 16 distinct bank pairs; TMA copies it as a 3D
- * box {4, R, 4} of the tensor {4 (k in chunk), rows, K / 4 (chunks)}. */
-template <int ROWS>
-__host__ __device__ __forceinline__ int td_c3(int r, int k) {
-    return (k >> 2) * (4 * ROWS) + 4 * r + (k & 3);
-}
-static constexpr int td_a_elems(bool akc, bool c3) {
-    return c3 && akc ? td_cfg::BM * td_cfg::BK : td_cfg::a_elems(akc);
-}
-static constexpr int td_b_elems(bool bkc, bool c3) {
-    return c3 && bkc ? td_cfg::BN * td_cfg::BK : td_cfg::b_elems(bkc);
-}
-static constexpr size_t td_smem_bytes(bool akc, bool bkc, bool c3 = false) {
-    return (size_t)td_stages(akc, c3) * (td_a_elems(akc, c3) + td_b_elems(bkc, c3)) *
+static constexpr size_t td_smem_bytes(bool akc, bool bkc) {
+    return (size_t)td_stages(akc) * (td_cfg::a_elems(akc) + td_cfg::b_elems(bkc)) *
                sizeof(double) +
-           (size_t)2 * td_stages(akc, c3) * sizeof(uint64_t);
-}
-template <bool EL>
-__device__ __forceinline__ void td_copy3d(unsigned dst, const CUtensorMap *map, int c0, int c1,
-                                          int c2, unsigned bar) {
-#if WG_SM90A
-    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
-                 ".L2::cache_hint [%0], [%1, {%2, %3, %4}], [%5], %6;\n" ::"r"(dst),
-                 "l"((uint64_t)map), "r"(c0), "r"(c1), "r"(c2), "r"(bar),
-                 "l"(tc_l2_policy<true>())
-                 : "memory");
-#endif
+           (size_t)2 * td_stages(akc) * sizeof(uint64_t);
 }
 static_assert(td_cfg::a_elems(true) * 8 % 128 == 0 && td_cfg::a_elems(false) * 8 % 128 == 0 &&
                   td_cfg::b_elems(true) * 8 % 128 == 0 && td_cfg::b_elems(false) * 8 % 128 == 0,
               "TMA destinations 128-byte aligned");
 static_assert(2 * (td_smem_bytes(true, true) + 1024) <= 228 * 1024 &&
-                  2 * (td_smem_bytes(false, true) + 1024) <= 228 * 1024 &&
-                  2 * (td_smem_bytes(true, false, true) + 1024) <= 228 * 1024 &&
-                  2 * (td_smem_bytes(true, true, true) + 1024) <= 228 * 1024 &&
-                  2 * (td_smem_bytes(false, true, true) + 1024) <= 228 * 1024,
+                  2 * (td_smem_bytes(false, true) + 1024) <= 228 * 1024,
               "two blocks per SM");
 
 /* ---------------------------------------------------------------------------------------
@@ -106,16 +77,16 @@ static_assert(2 * (td_smem_bytes(true, true) + 1024) <= 228 * 1024 &&
  * 12, ptxas then tracks the DMMA results on one scoreboard with counted waits (the
  * interleaved order spread them over six, shared with the fragment loads; perf/sass_loop.py).
  * ------------------------------------------------------------------------------------- */
-template <bool AKC, bool BKC, bool C3>
+template <bool AKC, bool BKC>
 __global__ void __launch_bounds__(TD_THREADS, 2)
     tma_dmma_kernel(const __grid_constant__ CUtensorMap tmA,
                     const __grid_constant__ CUtensorMap tmB, mb_gemm_args p, mb_tail tail) {
 #if WG_SM90A
     typedef td_cfg Cfg;
-    constexpr int S = td_ring<AKC, C3>::S, D = td_ring<AKC, C3>::D, MI = Cfg::MI, NI = Cfg::NI;
-    constexpr bool REFILL0 = td_ring<AKC, C3>::REFILL0;
+    constexpr int S = td_ring<AKC>::S, D = td_ring<AKC>::D, MI = Cfg::MI, NI = Cfg::NI;
+    constexpr bool REFILL0 = td_ring<AKC>::REFILL0;
     constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK;
-    constexpr int AE = td_a_elems(AKC, C3), BE = td_b_elems(BKC, C3);
+    constexpr int AE = Cfg::a_elems(AKC), BE = Cfg::b_elems(BKC);
     constexpr unsigned AB = AE * sizeof(double), BB = BE * sizeof(double);
     const int64_t ntm = (p.m + BM - 1) / BM, ntn = (p.n + BN - 1) / BN, ntiles = ntm * ntn;
     int64_t tile0 = blockIdx.x;
@@ -177,15 +148,11 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
             if (!tm_elect_one()) return;
             tm_arrive_tx(full0 + 8 * st, AB + BB);
             const int k = k0 + kt * BK;
-            if (AKC && C3)
-                td_copy3d<true>(sa + st * AB, &tmA, 0, (int)m0, k >> 2, full0 + 8 * st);
-            else if (AKC)
+            if (AKC)
                 tm_copy2d<true>(sa + st * AB, &tmA, k, (int)m0, full0 + 8 * st);
             else
                 tm_copy2d<true>(sa + st * AB, &tmA, (int)m0, k, full0 + 8 * st);
-            if (BKC && C3)
-                td_copy3d<true>(sb + st * BB, &tmB, 0, (int)n0, k >> 2, full0 + 8 * st);
-            else if (BKC)
+            if (BKC)
                 tm_copy2d<true>(sb + st * BB, &tmB, k, (int)n0, full0 + 8 * st);
             else
                 tm_copy2d<true>(sb + st * BB, &tmB, (int)n0, k, full0 + 8 * st);
@@ -198,29 +165,6 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
         __syncwarp();
 
         double a0[MI][4], a1[MI][4], b0[NI][2], b1[NI][2];
-        /* Fragment reads (tc_gather_a1_f64 / tc_gather_b_f64, or the chunked layout). */
-        auto ga = [&](double (&a)[4], const double *base, int mi, int kk) {
-            if constexpr (C3 && AKC) {
-#pragma unroll
-                for (int v = 0; v < 4; ++v)
-                    a[v] = base[td_c3<BM>(wm0 + mi * 16 + (lane >> 2) + 8 * (v & 1),
-                                          kk + (lane & 3) + 4 * (v >> 1))];
-            } else {
-                tc_gather_a1_f64<Cfg, AKC, 2>(a, base, wm0, mi, kk, lane);
-            }
-        };
-        auto gb = [&](double (&b)[NI][2], const double *base, int kk) {
-            if constexpr (C3 && BKC) {
-#pragma unroll
-                for (int ni = 0; ni < NI; ++ni)
-#pragma unroll
-                    for (int v = 0; v < 2; ++v)
-                        b[ni][v] = base[td_c3<BN>(wn0 + ni * 8 + (lane >> 2),
-                                                  kk + (lane & 3) + 4 * v)];
-            } else {
-                tc_gather_b_f64<Cfg, BKC, 2>(b, base, wn0, kk, lane);
-            }
-        };
         /* The 16 mma of one k step on fragment set (a, b). */
         auto mma = [&](const double (&a)[MI][4], const double (&b)[NI][2]) {
 #pragma unroll
@@ -233,8 +177,8 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
         fph ^= 1u;
         __syncwarp();
 #pragma unroll
-        for (int mi = 0; mi < MI; ++mi) ga(a0[mi], sA, mi, 0);
-        gb(b0, sB, 0);
+        for (int mi = 0; mi < MI; ++mi) tc_gather_a1_f64<Cfg, AKC, 2>(a0[mi], sA, wm0, mi, 0, lane);
+        tc_gather_b_f64<Cfg, BKC, 2>(b0, sB, wn0, 0, lane);
         /* One k-tile in stage cs; unrolled by S below so that every stage offset is a
          * constant. */
         auto ktile = [&](int kt, int cs) {
@@ -244,8 +188,8 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
             /* step 0: step 1's fragments (the last reads of stage cs), then the mma */
 #pragma unroll
             for (int mi = 0; mi < MI; ++mi)
-                ga(a1[mi], cA, mi, 8);
-            gb(b1, cB, 8);
+                tc_gather_a1_f64<Cfg, AKC, 2>(a1[mi], cA, wm0, mi, 8, lane);
+            tc_gather_b_f64<Cfg, BKC, 2>(b1, cB, wn0, 8, lane);
             if (REFILL0) {
                 if (warp == 0 && kt + D < KT) produce(fs, kt + D);
                 __syncwarp();
@@ -269,8 +213,8 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
             __syncwarp();
 #pragma unroll
             for (int mi = 0; mi < MI; ++mi)
-                ga(a0[mi], nA, mi, 0);
-            gb(b0, nB, 0);
+                tc_gather_a1_f64<Cfg, AKC, 2>(a0[mi], nA, wm0, mi, 0, lane);
+            tc_gather_b_f64<Cfg, BKC, 2>(b0, nB, wn0, 0, lane);
             mma(a1, b1);
         };
         tc_in_rounds<S>(KT, ktile);
@@ -313,20 +257,7 @@ static cudaError_t td_carveout_once(const void *func, unsigned long long *done) 
 
 /* The launch for operands TMA can copy; *ran = 0 (nothing launched) where the driver refused
  * a tensor map. */
-/* EXPERIMENT: the 3D map of a K-contiguous operand in the chunked layout (td_c3). */
-static cudaError_t td_map3(PFN_cuTensorMapEncodeTiled_v12000 fn, CUtensorMap *map,
-                           const void *base, int64_t rows, int64_t k, int64_t ld, int box_rows) {
-    const cuuint64_t dim[3] = {4, (cuuint64_t)rows, (cuuint64_t)(k / 4)};
-    const cuuint64_t stride[2] = {(cuuint64_t)ld * sizeof(double), 4 * sizeof(double)};
-    const cuuint32_t box[3] = {4, (cuuint32_t)box_rows, 4};
-    const cuuint32_t estride[3] = {1, 1, 1};
-    const CUresult r = fn(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT64, 3, (void *)base, dim, stride, box,
-                          estride, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
-                          CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
-}
-
-template <bool AKC, bool BKC, bool C3>
+template <bool AKC, bool BKC>
 static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v12000 fn,
                              int *ran, cudaStream_t s) {
     typedef td_cfg Cfg;
@@ -335,25 +266,23 @@ static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v
      * in rung 12's padded layout (tc_config.cuh), rows as wide as the pads. */
     CUtensorMap ma, mb;
     *ran = 0;
-    if ((AKC && C3 ? td_map3(fn, &ma, p->A, p->m, p->k, p->lda, Cfg::BM)
-         : AKC     ? tm_map(fn, &ma, p->A, p->k, p->m, p->lda, Cfg::LD_K, Cfg::BM, f64)
-                   : tm_map(fn, &ma, p->A, p->m, p->k, p->lda, Cfg::LD_AM, Cfg::BK, f64)) !=
+    if ((AKC ? tm_map(fn, &ma, p->A, p->k, p->m, p->lda, Cfg::LD_K, Cfg::BM, f64)
+             : tm_map(fn, &ma, p->A, p->m, p->k, p->lda, Cfg::LD_AM, Cfg::BK, f64)) !=
             cudaSuccess ||
-        (BKC && C3 ? td_map3(fn, &mb, p->B, p->n, p->k, p->ldb, Cfg::BN)
-         : BKC     ? tm_map(fn, &mb, p->B, p->k, p->n, p->ldb, Cfg::LD_K, Cfg::BN, f64)
-                   : tm_map(fn, &mb, p->B, p->n, p->k, p->ldb, Cfg::LD_BN, Cfg::BK, f64)) !=
+        (BKC ? tm_map(fn, &mb, p->B, p->k, p->n, p->ldb, Cfg::LD_K, Cfg::BN, f64)
+             : tm_map(fn, &mb, p->B, p->n, p->k, p->ldb, Cfg::LD_BN, Cfg::BK, f64)) !=
             cudaSuccess)
         return cudaSuccess;
     *ran = 1;
-    const size_t smem = td_smem_bytes(AKC, BKC, C3);
+    const size_t smem = td_smem_bytes(AKC, BKC);
     static unsigned long long smem_set; /* devices whose limit is raised (this kernel) */
-    cudaError_t e = mb_smem_limit_once((const void *)tma_dmma_kernel<AKC, BKC, C3>, (int)smem,
+    cudaError_t e = mb_smem_limit_once((const void *)tma_dmma_kernel<AKC, BKC>, (int)smem,
                                        &smem_set);
     if (e != cudaSuccess) return e;
     /* Two blocks of up to 106 KB per SM need the largest shared-memory carveout (228 KB):
      * asked for, not left to the driver's choice. */
     static unsigned long long carve_set;
-    e = td_carveout_once((const void *)tma_dmma_kernel<AKC, BKC, C3>, &carve_set);
+    e = td_carveout_once((const void *)tma_dmma_kernel<AKC, BKC>, &carve_set);
     if (e != cudaSuccess) return e;
     /* Rung 12's plan for its big tile (tc_gemm_launch_s): the same tail split, so the same
      * sums in the same order. */
@@ -361,7 +290,7 @@ static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v
     const mb_tail tail = mb_tail_plan(p, tiles, Cfg::MIN_BLOCKS, Cfg::BK,
                                       (int64_t)Cfg::BM * Cfg::BN, sizeof(double));
     const int64_t blocks = tail.t0 + (tiles - tail.t0) * tail.S;
-    tma_dmma_kernel<AKC, BKC, C3><<<mb_grid_dim(blocks, MB_GRID_X_MAX), TD_THREADS, smem, s>>>(
+    tma_dmma_kernel<AKC, BKC><<<mb_grid_dim(blocks, MB_GRID_X_MAX), TD_THREADS, smem, s>>>(
         ma, mb, *p, tail);
     e = cudaGetLastError();
     if (e == cudaSuccess && tail.S > 1) {
@@ -380,20 +309,11 @@ static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v
 static cudaError_t td_run(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v12000 fn,
                           cudaStream_t s) {
     int ran = 0;
-    /* EXPERIMENT: MB_TD_C3=1 K-contiguous operands in the chunked layout (td_c3). */
-    static int c3 = -1;
-    if (c3 < 0) {
-        const char *v = getenv("MB_TD_C3");
-        c3 = v && v[0] == '1';
-    }
     /* A is K-contiguous when transposed; B is K-contiguous when not. */
-#define TD_RUN(C3)                                                                             \
-    (p->transa ? (p->transb ? td_launch<true, false, C3>(p, fn, &ran, s)                       \
-                            : td_launch<true, true, C3>(p, fn, &ran, s))                       \
-               : (p->transb ? td_launch<false, false, C3>(p, fn, &ran, s)                      \
-                            : td_launch<false, true, C3>(p, fn, &ran, s)))
-    const cudaError_t e = c3 ? TD_RUN(true) : TD_RUN(false);
-#undef TD_RUN
+    const cudaError_t e = p->transa ? (p->transb ? td_launch<true, false>(p, fn, &ran, s)
+                                                 : td_launch<true, true>(p, fn, &ran, s))
+                                    : (p->transb ? td_launch<false, false>(p, fn, &ran, s)
+                                                 : td_launch<false, true>(p, fn, &ran, s));
     return ran ? e : mb_dgemm_dmma(p, s);
 }
 
