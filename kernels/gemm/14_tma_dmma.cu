@@ -26,8 +26,6 @@
  * there and at shallow k (to 384 NN, 256 NT and TT, 128 TN); 0.93-0.98x cuBLAS DGEMM from
  * 2048^3 to 8192^3, below rung 12. Built for sm_90a only; dispatch requires cc 9.0.
  */
-#include <stdlib.h>
-
 #include "tma_ring.cuh"
 
 extern "C" cudaError_t mb_dgemm_dmma(const void *a, cudaStream_t s);
@@ -79,14 +77,7 @@ static_assert(2 * (td_smem_bytes(true, true) + 1024) <= 228 * 1024 &&
  * 12, ptxas then tracks the DMMA results on one scoreboard with counted waits (the
  * interleaved order spread them over six, shared with the fragment loads; perf/sass_loop.py).
  * ------------------------------------------------------------------------------------- */
-/* EXPERIMENT (BAR, MB_TD_BAR=1): a block barrier per k-tile in place of the empty barriers
- * and of the full-barrier wait in warps 1-3. In step 1 of k-tile kt warp 0 alone waits for
- * stage cs + 1 to land, then __syncthreads: every read of stage cs (the last ones issued in
- * step 0) is done and stage cs + 1 is visible to every warp (warp 0 observed its completion,
- * the barrier orders it before the other warps' reads). One lane of warp 0 then refills stage
- * cs with k-tile kt + S (a proxy fence first: the barrier ordered the generic reads before
- * it), S k-tiles ahead instead of S - 1: the ring starts with all S stages filled. */
-template <bool AKC, bool BKC, bool BAR>
+template <bool AKC, bool BKC>
 __global__ void __launch_bounds__(TD_THREADS, 2)
     tma_dmma_kernel(const __grid_constant__ CUtensorMap tmA,
                     const __grid_constant__ CUtensorMap tmB, mb_gemm_args p, mb_tail tail) {
@@ -150,7 +141,11 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
          * lane (elect.sync) issues the copies. In a one-thread branch (tid == 0) ptxas wrapped
          * the TMA issue in a loop whose waits included all of warp 0's pending DMMA results;
          * in a warp-uniform branch it does not (perf/results/h200/dgemm-tma-warp0/). */
-        auto copies = [&](int st, int kt) { /* one lane */
+        auto produce = [&](int st, int kt) {
+            tm_wait(empty0 + 8 * st, (eph >> st) & 1u);
+            eph ^= 1u << st;
+            __syncwarp(); /* converged for elect.sync */
+            if (!tm_elect_one()) return;
             tm_arrive_tx(full0 + 8 * st, AB + BB);
             const int k = k0 + kt * BK;
             if (AKC)
@@ -162,21 +157,7 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
             else
                 tm_copy2d<true>(sb + st * BB, &tmB, (int)n0, k, full0 + 8 * st);
         };
-        auto produce = [&](int st, int kt) {
-            tm_wait(empty0 + 8 * st, (eph >> st) & 1u);
-            eph ^= 1u << st;
-            __syncwarp(); /* converged for elect.sync */
-            if (tm_elect_one()) copies(st, kt);
-        };
-        if (BAR) {
-            __syncthreads(); /* the block's reads of every stage (a previous tile's) are done */
-            if (warp == 0 && tm_elect_one()) {
-                wg_fence_proxy_async();
-#pragma unroll
-                for (int j = 0; j < S; ++j)
-                    if (j < KT) copies(j, j);
-            }
-        } else if (warp == 0) {
+        if (warp == 0) {
 #pragma unroll
             for (int j = 0; j < D; ++j)
                 if (j < KT) produce(j, j);
@@ -209,24 +190,6 @@ __global__ void __launch_bounds__(TD_THREADS, 2)
             for (int mi = 0; mi < MI; ++mi)
                 tc_gather_a1_f64<Cfg, AKC, 2>(a1[mi], cA, wm0, mi, 8, lane);
             tc_gather_b_f64<Cfg, BKC, 2>(b1, cB, wn0, 8, lane);
-            if (BAR) {
-                mma(a0, b0);
-                const unsigned more = kt + 1 < KT;
-                if (warp == 0) tm_wait(full0 + 8 * ns, ((fph >> ns) & 1u) ^ (more ^ 1u));
-                fph ^= more << ns;
-                __syncthreads();
-                if (warp == 0 && kt + S < KT && tm_elect_one()) {
-                    wg_fence_proxy_async();
-                    copies(cs, kt + S);
-                }
-                __syncwarp();
-#pragma unroll
-                for (int mi = 0; mi < MI; ++mi)
-                    tc_gather_a1_f64<Cfg, AKC, 2>(a0[mi], nA, wm0, mi, 0, lane);
-                tc_gather_b_f64<Cfg, BKC, 2>(b0, nB, wn0, 0, lane);
-                mma(a1, b1);
-                return;
-            }
             if (REFILL0) {
                 if (warp == 0 && kt + D < KT) produce(fs, kt + D);
                 __syncwarp();
@@ -294,7 +257,7 @@ static cudaError_t td_carveout_once(const void *func, unsigned long long *done) 
 
 /* The launch for operands TMA can copy; *ran = 0 (nothing launched) where the driver refused
  * a tensor map. */
-template <bool AKC, bool BKC, bool BAR>
+template <bool AKC, bool BKC>
 static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v12000 fn,
                              int *ran, cudaStream_t s) {
     typedef td_cfg Cfg;
@@ -313,13 +276,13 @@ static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v
     *ran = 1;
     const size_t smem = td_smem_bytes(AKC, BKC);
     static unsigned long long smem_set; /* devices whose limit is raised (this kernel) */
-    cudaError_t e = mb_smem_limit_once((const void *)tma_dmma_kernel<AKC, BKC, BAR>, (int)smem,
+    cudaError_t e = mb_smem_limit_once((const void *)tma_dmma_kernel<AKC, BKC>, (int)smem,
                                        &smem_set);
     if (e != cudaSuccess) return e;
     /* Two blocks of up to 106 KB per SM need the largest shared-memory carveout (228 KB):
      * asked for, not left to the driver's choice. */
     static unsigned long long carve_set;
-    e = td_carveout_once((const void *)tma_dmma_kernel<AKC, BKC, BAR>, &carve_set);
+    e = td_carveout_once((const void *)tma_dmma_kernel<AKC, BKC>, &carve_set);
     if (e != cudaSuccess) return e;
     /* Rung 12's plan for its big tile (tc_gemm_launch_s): the same tail split, so the same
      * sums in the same order. */
@@ -327,7 +290,7 @@ static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v
     const mb_tail tail = mb_tail_plan(p, tiles, Cfg::MIN_BLOCKS, Cfg::BK,
                                       (int64_t)Cfg::BM * Cfg::BN, sizeof(double));
     const int64_t blocks = tail.t0 + (tiles - tail.t0) * tail.S;
-    tma_dmma_kernel<AKC, BKC, BAR><<<mb_grid_dim(blocks, MB_GRID_X_MAX), TD_THREADS, smem, s>>>(
+    tma_dmma_kernel<AKC, BKC><<<mb_grid_dim(blocks, MB_GRID_X_MAX), TD_THREADS, smem, s>>>(
         ma, mb, *p, tail);
     e = cudaGetLastError();
     if (e == cudaSuccess && tail.S > 1) {
@@ -346,20 +309,11 @@ static cudaError_t td_launch(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v
 static cudaError_t td_run(const mb_gemm_args *p, PFN_cuTensorMapEncodeTiled_v12000 fn,
                           cudaStream_t s) {
     int ran = 0;
-    /* EXPERIMENT: MB_TD_BAR=1 the block-barrier ring (BAR). */
-    static int bar = -1;
-    if (bar < 0) {
-        const char *v = getenv("MB_TD_BAR");
-        bar = v && v[0] == '1';
-    }
     /* A is K-contiguous when transposed; B is K-contiguous when not. */
-#define TD_RUN(BAR)                                                                            \
-    (p->transa ? (p->transb ? td_launch<true, false, BAR>(p, fn, &ran, s)                      \
-                            : td_launch<true, true, BAR>(p, fn, &ran, s))                      \
-               : (p->transb ? td_launch<false, false, BAR>(p, fn, &ran, s)                     \
-                            : td_launch<false, true, BAR>(p, fn, &ran, s)))
-    const cudaError_t e = bar ? TD_RUN(true) : TD_RUN(false);
-#undef TD_RUN
+    const cudaError_t e = p->transa ? (p->transb ? td_launch<true, false>(p, fn, &ran, s)
+                                                 : td_launch<true, true>(p, fn, &ran, s))
+                                    : (p->transb ? td_launch<false, false>(p, fn, &ran, s)
+                                                 : td_launch<false, true>(p, fn, &ran, s));
     return ran ? e : mb_dgemm_dmma(p, s);
 }
 
