@@ -21,8 +21,6 @@
 #ifndef MINIBLAS_GEMM_SPLITK_CUH
 #define MINIBLAS_GEMM_SPLITK_CUH
 
-#include <stdlib.h>
-
 #include "../common/common.cuh"
 
 #define MB_SPLITK_MIN_KT 4 /* k-tiles per slice at least */
@@ -110,14 +108,6 @@ typedef struct mb_tail {
 static inline mb_tail mb_tail_plan(const mb_gemm_args *p, int64_t tiles, int per_sm, int bk,
                                    int64_t tile_elems, size_t elem, int own0 = 0, int sms = 0) {
     mb_tail t = {tiles, 1, p->k};
-    { /* EXPERIMENT: MB_TAIL_OFF=K no tail split where k < K */
-        static int off = -1;
-        if (off < 0) {
-            const char *v = getenv("MB_TAIL_OFF");
-            off = v ? atoi(v) : 0;
-        }
-        if (p->k < off) return t;
-    }
     if (!p->work || (sms <= 0 && mb_device_info(&sms, NULL) != cudaSuccess)) return t;
     const int64_t slots = (int64_t)sms * per_sm, rem = tiles % slots;
     if (tiles < slots || rem == 0 || 2 * rem > slots || tiles + slots > MB_GRID_X_MAX) return t;
