@@ -6,7 +6,8 @@
  *   - against OpenBLAS with gemm_test.inc's cases and bound (NaN-poisoned C, guards and
  *     padding, alpha/beta specials): all four transposes, both layouts, edge tiles in m and n
  *     (odd sizes with even padded leading dimensions, which TMA copies), a last wave split in
- *     k (mb_tail: 1188 tiles = 4.5 waves, 2 slices; 536 tiles = 2 waves + 8, 8 slices), operands
+ *     k (mb_tail: 1188 tiles = 4.5 waves at k = 400, 2 slices; 536 tiles = 2 waves + 8, 8
+ *     slices) and one left whole (1188 tiles at k = 320: shallow, MB_TAIL_SHALLOW_KT), operands
  *     TMA cannot read (an odd leading dimension, a misaligned pointer, K % 16 != 0: copied
  *     first where that pays, else rung 12), few k-tiles (1, 2, 3: fewer than the stages);
  *   - bitwise against rung 12: the same mma in the same order and the same tail split, so C
@@ -107,9 +108,11 @@ int main(void) {
         {CM, T_, N_, 2560, 1664, 512, 0, 4, 0, AB_NEG, 0, 0, 0},
         {CM, T_, T_, 2560, 1664, 512, 4, 2, 2, AB_RAND_ZERO, 0, 0, 0},
         /* edge tiles in m and n, odd sizes, leading dimensions padded to even (TMA's 16-byte
-         * rows); 1188 tiles = 4.5 waves: the last wave split in 2 slices */
-        {CM, N_, N_, 4223, 2301, 320, 1, 0, 3, AB_RAND, 0, 0, 0},
-        {CM, T_, T_, 4223, 2301, 320, 0, 1, 0, AB_ONE_ONE, 0, 0, 0},
+         * rows); 1188 tiles = 4.5 waves: at k = 400 the last wave split in 2 slices, at
+         * k = 320 (20 k-tiles: shallow) not split */
+        {CM, N_, N_, 4223, 2301, 400, 1, 0, 3, AB_RAND, 0, 0, 0},
+        {CM, T_, T_, 4223, 2301, 400, 0, 1, 0, AB_ONE_ONE, 0, 0, 0},
+        {CM, N_, N_, 4223, 2301, 320, 1, 0, 1, AB_RAND_ZERO, 0, 0, 0},
         {RM, N_, T_, 2301, 4223, 320, 1, 1, 0, AB_ONE_ZERO, 0, 0, 0},
         {RM, T_, N_, 2301, 4223, 320, 0, 0, 0, AB_NEG, 0, 0, 0},
         /* 536 tiles = 2 waves + 8: 8 slices of the last wave, with edges in m and n */
@@ -133,7 +136,7 @@ int main(void) {
         {CM, N_, N_, 2560, 1664, 512, 0, 0, 0, AB_ZERO_RAND, 0, 0, 0},
     };
     const gcase quick_cases[] = {
-        {CM, N_, N_, 4223, 2301, 320, 1, 0, 3, AB_RAND, 0, 0, 0},
+        {CM, N_, N_, 4223, 2301, 400, 1, 0, 3, AB_RAND, 0, 0, 0},
         {CM, T_, T_, 2560, 1664, 48, 0, 0, 0, AB_RAND_ZERO, 0, 0, 0},
     };
     if (quick)
@@ -150,8 +153,8 @@ int main(void) {
             {N_, T_, 2560, 1664, 512, 2, 0, 4, 0, -0.75, 0.5},
             {T_, N_, 2560, 1664, 512, 0, 4, 0, 0, 1.25, -1.0},
             {T_, T_, 2560, 1664, 512, 4, 2, 2, 0, 0.5, 1.0},
-            {N_, N_, 4223, 2301, 320, 1, 0, 3, 0, 1.0, 0.25},
-            {T_, T_, 4223, 2301, 320, 0, 1, 0, 0, -1.0, 0.0},
+            {N_, N_, 4223, 2301, 400, 1, 0, 3, 0, 1.0, 0.25},
+            {T_, T_, 4223, 2301, 400, 0, 1, 0, 0, -1.0, 0.0},
             {N_, T_, 4224, 2304, 320, 0, 0, 0, 0, 0.3, 0.7},
             {T_, N_, 4223, 2303, 336, 0, 0, 0, 0, 1.0, 1.0},
             {N_, N_, 1000, 4250, 512, 0, 0, 0, 0, 1.0, -0.5},
@@ -167,7 +170,7 @@ int main(void) {
             {T_, T_, 2560, 2560, 2560, 0, 0, 0, 0, 1.0, 1.0},
         };
         const tcase quick_bits[] = {
-            {N_, N_, 4223, 2301, 320, 1, 0, 3, 0, 1.0, 0.25},
+            {N_, N_, 4223, 2301, 400, 1, 0, 3, 0, 1.0, 0.25},
             {T_, T_, 2560, 1664, 48, 0, 0, 0, 0, 1.0, 0.0},
         };
         if (quick)

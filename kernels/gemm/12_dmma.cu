@@ -14,8 +14,8 @@
  * tile at 2/SM when its tiles fit one such wave); where the big tile fills at most one wave
  * with a deep k, its 128x128 variant of 8 warps at 1 block/SM (deep: the H100 runs such calls
  * at its power cap, and that block moves a quarter fewer bytes per multiply-add). A last wave
- * of big tiles at most half full is split in k in the same launch; few tiles with a deep k are
- * split in k across blocks (splitk.cuh).
+ * of big tiles at most half full (at shallow k from four waves, an eighth) is split in k in the
+ * same launch; few tiles with a deep k are split in k across blocks (splitk.cuh).
  *
  * Why: the only way past the FP64 SIMT peak.
  * Limit: 255 registers per thread on the big tile, and loads of fragments still read by pending

@@ -98,7 +98,14 @@ __device__ __forceinline__ mb_gemm_args mb_splitk_part(mb_gemm_args p, int s, in
  * Measured (H100, alternating processes with and without, % of cuBLAS): dgemm
  * dmma 2560^3 (800 tiles of 128x64 = 3 waves + 8) 79-81 -> 91-92%, 8192^3 (31 waves + 8)
  * +1; sgemm tf32x3 2560^3 71 -> 91%, 8192^3 85 -> 87%; 3072^3 (4 waves + 96, 2 slices) and
- * shapes without a short last wave unchanged. */
+ * shapes without a short last wave unchanged.
+ * At shallow k the slab sum costs more than it saves: there an FP64 grid of four waves or
+ * more splits its last wave only where that wave is at most an eighth full (MB_TAIL_SHALLOW_KT).
+ * Measured (H200, alternating processes with and without the split, dgemm rungs 12 and 14,
+ * perf/results/h200/dgemm-tail/): a last wave 36-45% full took 2-12% less time unsplit at
+ * k = 128-384 (3072x3072x128 NN 69.4 -> 60.9 us, 6144x6144x256 TT 441 -> 427 us); one 12%
+ * full was level (5120x5120x256); one 3% full 2-4% slower unsplit (2560x2560x256). */
+#define MB_TAIL_SHALLOW_KT 24 /* k-tiles; FP64 big tile: k <= 384 */
 typedef struct mb_tail {
     int64_t t0; /* first tail tile */
     int S;      /* slices per tail tile (1: no tail split) */
@@ -112,6 +119,9 @@ static inline mb_tail mb_tail_plan(const mb_gemm_args *p, int64_t tiles, int per
     const int64_t slots = (int64_t)sms * per_sm, rem = tiles % slots;
     if (tiles < slots || rem == 0 || 2 * rem > slots || tiles + slots > MB_GRID_X_MAX) return t;
     const int64_t kt = mb_cdiv(p->k, bk);
+    if (elem == sizeof(double) && kt <= MB_TAIL_SHALLOW_KT && tiles >= 4 * slots &&
+        8 * rem > slots)
+        return t;
     int64_t S = slots / rem;
     if (S > kt / MB_SPLITK_MIN_KT) S = kt / MB_SPLITK_MIN_KT;
     if (S > MB_SPLITK_MAX) S = MB_SPLITK_MAX;
